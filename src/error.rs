@@ -1,0 +1,81 @@
+//! The crate's one error type.
+//!
+//! Every fallible public function returns [`Result<T>`]. Variants say what went wrong and name
+//! the offending field, file or limit, so a CLI can print them as they are. The CLI maps
+//! [`Error::BadInput`] (and the other caller mistakes, see [`Error::is_bad_input`]) to exit
+//! code 2 and everything else to exit code 1.
+
+use std::path::PathBuf;
+
+/// Result alias used throughout memlayers.
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// Everything that can go wrong in memlayers.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// A caller-supplied value is invalid. `field` names the argument or config key
+    /// (e.g. `"from"`, `"text"`, `"limit"`), `reason` says what is wrong with it.
+    #[error("invalid {field}: {reason}")]
+    BadInput {
+        /// The argument or field that was wrong.
+        field: String,
+        /// What is wrong with it, in words.
+        reason: String,
+    },
+    /// A path would leave the data root (`..`, absolute path, symlink pointing out, NUL).
+    #[error("refused path outside the data root: {0}")]
+    OutsideRoot(PathBuf),
+    /// Reading or writing a file failed.
+    #[error("I/O error on {path}: {source}")]
+    Io {
+        /// The file or directory being read or written.
+        path: PathBuf,
+        /// The underlying error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Another process holds the writer lock longer than the bounded wait.
+    #[error("another memlayers process holds the writer lock {path} (waited {waited_ms} ms); try again")]
+    LockTimeout {
+        /// The lock file in the data root.
+        path: PathBuf,
+        /// How long this process waited, in milliseconds.
+        waited_ms: u64,
+    },
+    /// An SQLite error from the index.
+    #[error("index error: {0}")]
+    Sqlite(#[from] rusqlite::Error),
+    /// The reader pool could not hand out a connection.
+    #[error("index connection pool error: {0}")]
+    Pool(#[from] r2d2::Error),
+    /// A schema migration failed.
+    #[error("index migration error: {0}")]
+    Migration(String),
+    /// A JSON file (config, usage ledger) could not be (de)serialised.
+    #[error("JSON error in {what}: {source}")]
+    Json {
+        /// What was being read or written.
+        what: String,
+        /// The underlying error.
+        #[source]
+        source: serde_json::Error,
+    },
+}
+
+impl Error {
+    /// Shorthand for [`Error::BadInput`].
+    pub fn bad(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Error::BadInput { field: field.into(), reason: reason.into() }
+    }
+
+    /// Shorthand for [`Error::Io`] with the path that was being touched.
+    pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
+        Error::Io { path: path.into(), source }
+    }
+
+    /// True for errors caused by the caller's input (CLI exit code 2), false for internal
+    /// failures (exit code 1).
+    pub fn is_bad_input(&self) -> bool {
+        matches!(self, Error::BadInput { .. } | Error::OutsideRoot(_))
+    }
+}
