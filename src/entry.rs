@@ -56,9 +56,31 @@ fn ser_seq<S: serde::Serializer>(seq: &str, s: S) -> Result<S::Ok, S::Error> {
 impl Source {
     /// The marker text without the leading space: `〔src:conv#seq〕` or `〔src:conv#seq/msgId〕`.
     pub fn marker(&self) -> String {
+        format!("〔src:{}〕", self.marker_body())
+    }
+
+    /// Parses a marker body `conv#seq` or `conv#seq/msgId` (the text between `〔src:` and
+    /// `〕`): `conv` runs to the LAST `#`, `seq` to the first `/` after it. `None` when a part
+    /// is missing.
+    pub fn from_marker_body(inner: &str) -> Option<Source> {
+        let hash = inner.rfind('#')?;
+        let conv = &inner[..hash];
+        let after = &inner[hash + 1..];
+        let (seq, msg_id) = match after.find('/') {
+            Some(p) => (&after[..p], Some(after[p + 1..].to_string())),
+            None => (after, None),
+        };
+        if conv.is_empty() || seq.is_empty() {
+            return None;
+        }
+        Some(Source { conv: conv.to_string(), seq: seq.to_string(), msg_id })
+    }
+
+    /// The marker body, `conv#seq` or `conv#seq/msgId`.
+    pub fn marker_body(&self) -> String {
         match &self.msg_id {
-            Some(m) => format!("〔src:{}#{}/{}〕", self.conv, self.seq, m),
-            None => format!("〔src:{}#{}〕", self.conv, self.seq),
+            Some(m) => format!("{}#{}/{}", self.conv, self.seq, m),
+            None => format!("{}#{}", self.conv, self.seq),
         }
     }
 
@@ -173,20 +195,11 @@ fn split_source(body: &str) -> (&str, Option<Source>) {
         return (body, None);
     };
     let inner = &trimmed[open + "〔src:".len()..trimmed.len() - '〕'.len_utf8()];
-    let Some(hash) = inner.rfind('#') else {
+    let Some(src) = Source::from_marker_body(inner) else {
         return (body, None);
     };
-    let conv = &inner[..hash];
-    let after = &inner[hash + 1..];
-    let (seq, msg_id) = match after.find('/') {
-        Some(p) => (&after[..p], Some(after[p + 1..].to_string())),
-        None => (after, None),
-    };
-    if conv.is_empty() || seq.is_empty() {
-        return (body, None);
-    }
     let content = trimmed[..open].strip_suffix(' ').unwrap_or(&trimmed[..open]);
-    (content, Some(Source { conv: conv.to_string(), seq: seq.to_string(), msg_id }))
+    (content, Some(src))
 }
 
 #[cfg(test)]

@@ -4,12 +4,31 @@
 //! `index.sqlite3` mirrors them into SQLite (FTS5 over text segmented in Rust, plus local-date
 //! entry ids) so keyword recall and time-window retrieval take milliseconds. See
 //! `ARCHITECTURE.md` for the modules and the data flow.
+//!
+//! ```no_run
+//! use memlayers::{Config, Memory, cold::WriteArgs};
+//! let mem = Memory::open("/tmp/memlayers-demo", Config::default())?;
+//! mem.write(&WriteArgs { text: "晚饭吃了火锅".into(), tag: Some("饮食".into()), ..Default::default() })?;
+//! let hits = mem.recall("火锅", None, None)?;
+//! assert_eq!(hits.items[0].content, "晚饭吃了火锅");
+//! # Ok::<(), memlayers::Error>(())
+//! ```
 
+pub mod check;
+pub mod cli;
+pub mod cold;
 pub mod config;
+pub mod db;
 pub mod entry;
 pub mod error;
 pub mod layout;
+pub mod lock;
+pub mod memory;
+pub mod query;
+pub mod search;
 pub mod segment;
+pub mod sync;
 
 pub use config::Config;
 pub use error::{Error, Result};
+pub use memory::Memory;

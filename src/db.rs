@@ -1,0 +1,130 @@
+//! The SQLite index: opening, migrations, pragmas, and rebuild on version change or corruption.
+//!
+//! `index.sqlite3` in the data root is derived from the Markdown files and can always be
+//! rebuilt from them. Connections come from an r2d2 pool; every connection runs in WAL mode
+//! with a busy timeout, so readers never block on the single writer.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use r2d2::Pool;
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::{Connection, OptionalExtension};
+
+use crate::segment::TOKENIZER_VERSION;
+use crate::{Error, Result};
+
+mod embedded {
+    refinery::embed_migrations!("migrations");
+}
+
+/// A pool of connections to one index file.
+pub type DbPool = Pool<SqliteConnectionManager>;
+
+/// File name of the index inside the data root.
+pub const INDEX_FILE: &str = "index.sqlite3";
+
+/// Busy timeout of every connection, in milliseconds.
+pub const BUSY_TIMEOUT_MS: u64 = 10_000;
+
+/// How an index was opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenState {
+    /// Existing index, same schema and tokenizer: only changed files need mirroring.
+    Current,
+    /// New (or emptied) index: every file must be mirrored.
+    Fresh,
+}
+
+fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
+    c.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS))?;
+    c.pragma_update(None, "synchronous", "NORMAL")?;
+    c.pragma_update(None, "foreign_keys", "ON")?;
+    c.pragma_update(None, "cache_size", -32_000)?; // KiB: 32 MB page cache per connection
+    Ok(())
+}
+
+/// Opens (creating, migrating or rebuilding as needed) the index at `path`.
+///
+/// Returns the pool, whether the index is fresh, and warnings (e.g. "index was corrupt and was
+/// rebuilt"). A corrupt or non-SQLite file is moved aside to `index.sqlite3.corrupt-<n>` and a
+/// fresh index is created; a tokenizer-version change empties the derived tables.
+pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
+    let mut warnings = Vec::new();
+    let state = match prepare(path) {
+        Ok(s) => s,
+        Err(e) => {
+            let aside = aside_name(path);
+            warnings.push(format!(
+                "index {} could not be opened ({e}); moved to {} and rebuilt from the files",
+                path.display(),
+                aside.display()
+            ));
+            for suffix in ["", "-wal", "-shm"] {
+                let p = PathBuf::from(format!("{}{suffix}", path.display()));
+                if p.exists() {
+                    let to = PathBuf::from(format!("{}{suffix}", aside.display()));
+                    std::fs::rename(&p, &to).map_err(|e| Error::io(&p, e))?;
+                }
+            }
+            prepare(path)?;
+            OpenState::Fresh
+        }
+    };
+    let state = if state == OpenState::Fresh { OpenState::Fresh } else { state };
+    let manager = SqliteConnectionManager::file(path).with_init(init_conn);
+    let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager)?;
+    Ok((pool, state, warnings))
+}
+
+fn aside_name(path: &Path) -> PathBuf {
+    (0..)
+        .map(|n| PathBuf::from(format!("{}.corrupt-{n}", path.display())))
+        .find(|p| !p.exists())
+        .expect("some free name")
+}
+
+/// Opens once with a plain connection: WAL, integrity smoke test, migrations, tokenizer check.
+fn prepare(path: &Path) -> Result<OpenState> {
+    let existed = path.exists() && std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
+    let mut c = Connection::open(path)?;
+    init_conn(&mut c)?;
+    // journal_mode reads the header: a garbage file fails here with SQLITE_NOTADB.
+    let mode: String = c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    if mode.to_lowercase() != "wal" {
+        return Err(Error::Migration(format!("could not switch the index to WAL (got {mode})")));
+    }
+    if existed {
+        let ok: String = c.query_row("PRAGMA quick_check(1)", [], |r| r.get(0))?;
+        if ok != "ok" {
+            return Err(Error::Migration(format!("quick_check: {ok}")));
+        }
+    }
+    embedded::migrations::runner().run(&mut c).map_err(|e| Error::Migration(e.to_string()))?;
+    let stored: Option<String> =
+        c.query_row("SELECT value FROM meta WHERE key = 'tokenizer_version'", [], |r| r.get(0)).optional()?;
+    let fresh = match stored {
+        Some(v) if v == TOKENIZER_VERSION.to_string() => {
+            let files: i64 = c.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
+            files == 0
+        }
+        _ => {
+            clear(&c)?;
+            c.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES('tokenizer_version', ?1)",
+                [TOKENIZER_VERSION.to_string()],
+            )?;
+            true
+        }
+    };
+    Ok(if fresh { OpenState::Fresh } else { OpenState::Current })
+}
+
+/// Empties every derived table (entries, FTS, files, malformed).
+pub fn clear(c: &Connection) -> Result<()> {
+    c.execute_batch(
+        "DELETE FROM entries; DELETE FROM files; DELETE FROM malformed;
+         INSERT INTO entries_fts(entries_fts) VALUES('delete-all');",
+    )?;
+    Ok(())
+}

