@@ -1,0 +1,53 @@
+//! Shared helpers of the integration tests: temp data roots with a pinned clock and zone.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Utc};
+use memlayers::{Config, Memory};
+
+/// Asia/Shanghai config (UTC+8, no DST), so local dates are easy to work out by hand.
+pub fn config() -> Config {
+    Config { timezone: chrono_tz::Asia::Shanghai, ..Config::default() }
+}
+
+/// Parses an RFC 3339 instant.
+pub fn at(s: &str) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+}
+
+/// Opens `root` with [`config`] and "now" pinned to `now`.
+pub fn open_at(root: &Path, now: &str) -> Memory {
+    Memory::open(root, config()).unwrap().with_now(at(now))
+}
+
+/// Writes a cold file (relative path) with the given lines.
+pub fn put(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+/// Copies a directory tree.
+pub fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dst = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_tree(&e.path(), &dst);
+        } else {
+            std::fs::copy(e.path(), dst).unwrap();
+        }
+    }
+}
+
+/// The repository's tests/fixtures directory.
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests").join("fixtures")
+}
+
+/// Contents of a recall as (date, content) pairs, best first.
+pub fn recall_contents(m: &Memory, kw: &str, mode: Option<&str>) -> Vec<String> {
+    m.recall(kw, Some(50), mode).unwrap().items.into_iter().map(|i| i.content).collect()
+}
