@@ -160,9 +160,10 @@ impl Memory {
             return Ok(result);
         }
         let e = Entry { ts: now, tag, content: text, source: args.source.clone() };
-        append_line(&mut bytes, &format_line(&e));
+        let old = bytes.clone();
+        let lineno = append_line(&mut bytes, &format_line(&e));
         atomic_write(&path, &bytes)?;
-        self.mirror_day(&lock, day)?;
+        self.mirror_appended(&lock, day, &old, count, &bytes, &[(lineno, &e)])?;
         result.added = true;
         result.ts = format_ts(now);
         result.source = e.source;
@@ -199,18 +200,18 @@ impl Memory {
                 count += 1;
             }
         }
-        let mut added = 0;
+        let old = bytes.clone();
+        let mut added = Vec::new();
         for e in entries {
             if seen.insert(dedupe_key(e)) {
-                append_line(&mut bytes, &format_line(e));
-                added += 1;
+                added.push((append_line(&mut bytes, &format_line(e)), e));
             }
         }
-        if added > 0 {
+        if !added.is_empty() {
             atomic_write(&path, &bytes)?;
-            self.mirror_day(lock, day)?;
+            self.mirror_appended(lock, day, &old, count, &bytes, &added)?;
         }
-        Ok(Appended { added, day_count: count + added })
+        Ok(Appended { added: added.len(), day_count: count + added.len() })
     }
 }
 
@@ -229,12 +230,16 @@ fn read_or_empty(path: &std::path::Path) -> Result<Vec<u8>> {
     }
 }
 
-fn append_line(bytes: &mut Vec<u8>, line: &str) {
+/// Appends `line` and a newline (adding the missing final newline first); returns the
+/// 1-based line number of the appended line.
+fn append_line(bytes: &mut Vec<u8>, line: &str) -> i64 {
     if !bytes.is_empty() && !bytes.ends_with(b"\n") {
         bytes.push(b'\n');
     }
+    let lineno = bytes.iter().filter(|b| **b == b'\n').count() as i64 + 1;
     bytes.extend_from_slice(line.as_bytes());
     bytes.push(b'\n');
+    lineno
 }
 
 /// Replaces line `idx` (0-based, split on `\n`) keeping its `\r` if it had one.

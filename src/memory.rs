@@ -142,11 +142,27 @@ impl Memory {
 
     /// Mirrors one cold file (after this process wrote it), under the writer lock the caller
     /// holds.
-    pub(crate) fn mirror_day(&self, _lock: &WriterLock, day: NaiveDate) -> Result<()> {
+    pub(crate) fn mirror_day(&self, lock: &WriterLock, day: NaiveDate) -> Result<()> {
+        let path = self.root.join(crate::layout::cold_rel(day));
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        self.mirror_appended(lock, day, &[], 0, &bytes, &[])
+    }
+
+    /// Mirrors a day file this process just wrote as `bytes`. When `old_bytes` (holding
+    /// `old_entries` entries) is what the index already mirrors and `appended` are the entries
+    /// added after it, only those are inserted; otherwise the whole day is re-mirrored.
+    pub(crate) fn mirror_appended(
+        &self,
+        _lock: &WriterLock,
+        day: NaiveDate,
+        old_bytes: &[u8],
+        old_entries: usize,
+        bytes: &[u8],
+        appended: &[(i64, &crate::entry::Entry)],
+    ) -> Result<()> {
         use std::os::unix::fs::MetadataExt;
         let rel = crate::layout::cold_rel(day);
         let path = self.root.join(&rel);
-        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
         let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
         let stat = sync::FileStat {
             rel,
@@ -157,7 +173,12 @@ impl Memory {
         };
         let mut c = self.conn()?;
         let tx = c.transaction()?;
-        sync::mirror_file(&tx, &stat, &bytes, &sync::sha1_hex(&bytes))?;
+        let hash = sync::sha1_hex(bytes);
+        let done = !appended.is_empty()
+            && sync::append_indexed(&tx, &stat, &sync::sha1_hex(old_bytes), &hash, old_entries, appended)?;
+        if !done {
+            sync::mirror_file(&tx, &stat, bytes, &hash)?;
+        }
         tx.commit()?;
         Ok(())
     }

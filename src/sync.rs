@@ -251,6 +251,62 @@ pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
     Ok(())
 }
 
+/// Indexes entries appended to a file whose previous bytes (hash `old_hash`) the index already
+/// mirrors, without touching the existing rows. `first_ordinal` is the number of entries the
+/// file held before; `lines` are the new entries with their 1-based line numbers. Returns false
+/// (doing nothing) when the index does not hold `old_hash` for the file, so the caller falls
+/// back to [`mirror_file`].
+pub fn append_indexed(
+    tx: &Transaction,
+    f: &FileStat,
+    old_hash: &str,
+    new_hash: &str,
+    first_ordinal: usize,
+    lines: &[(i64, &crate::entry::Entry)],
+) -> Result<bool> {
+    let known: Option<(String, i64)> =
+        tx.query_row("SELECT hash, entries FROM files WHERE path = ?1", [&f.rel], |r| Ok((r.get(0)?, r.get(1)?))).ok();
+    match known {
+        Some((h, n)) if h == old_hash && n as usize == first_ordinal => {}
+        None if old_hash == sha1_hex(b"") && first_ordinal == 0 => {}
+        _ => return Ok(false),
+    }
+    if first_ordinal + lines.len() > MAX_ENTRIES_PER_DAY {
+        return Ok(false);
+    }
+    let day_s = f.day.format("%Y-%m-%d").to_string();
+    let base = day_number(f.day) << ORDINAL_BITS;
+    for (k, (lineno, e)) in lines.iter().enumerate() {
+        insert_entry(tx, base | (first_ordinal + k) as i64, &day_s, &f.rel, *lineno, e)?;
+    }
+    tx.execute(
+        "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![f.rel, day_s, f.size, f.mtime_ns, f.inode, new_hash, (first_ordinal + lines.len()) as i64],
+    )?;
+    Ok(true)
+}
+
+fn insert_entry(tx: &Transaction, id: i64, day_s: &str, rel: &str, lineno: i64, e: &crate::entry::Entry) -> Result<()> {
+    let mut ins = tx.prepare_cached(
+        "INSERT INTO entries(id, day, ts, tag, tag_key, content, source, file, line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?;
+    let mut fts = tx.prepare_cached("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
+    let source = e.source.as_ref().map(|s| s.marker_body());
+    ins.execute(params![
+        id,
+        day_s,
+        crate::entry::format_ts(e.ts),
+        e.tag,
+        e.tag.to_lowercase(),
+        e.content,
+        source,
+        rel,
+        lineno
+    ])?;
+    fts.execute(params![id, segment(&e.tag), segment(&e.content)])?;
+    Ok(())
+}
+
 /// Replaces the index rows of one file with its current content. `bytes` are the file's bytes
 /// (invalid UTF-8 is decoded lossily and reported as line 0). Returns entries indexed and the
 /// malformed lines.
@@ -265,18 +321,13 @@ pub fn mirror_file(tx: &Transaction, f: &FileStat, bytes: &[u8], hash: &str) -> 
     }
     let day_s = f.day.format("%Y-%m-%d").to_string();
     let base = day_number(f.day) << ORDINAL_BITS;
-    let mut ins = tx.prepare_cached(
-        "INSERT INTO entries(id, day, ts, tag, tag_key, content, source, file, line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-    )?;
-    let mut fts = tx.prepare_cached("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
     let mut n = 0usize;
     for (i, line) in text.split('\n').enumerate() {
         let lineno = i as i64 + 1;
         match parse_line(line) {
             LineKind::Other => {}
             LineKind::Malformed(reason) => bad.push(Malformed { file: f.rel.clone(), line: lineno, reason }),
-            LineKind::Entry(e) if n >= MAX_ENTRIES_PER_DAY => {
-                let _ = e;
+            LineKind::Entry(_) if n >= MAX_ENTRIES_PER_DAY => {
                 bad.push(Malformed {
                     file: f.rel.clone(),
                     line: lineno,
@@ -284,20 +335,7 @@ pub fn mirror_file(tx: &Transaction, f: &FileStat, bytes: &[u8], hash: &str) -> 
                 });
             }
             LineKind::Entry(e) => {
-                let id = base | n as i64;
-                let source = e.source.as_ref().map(|s| s.marker_body());
-                ins.execute(params![
-                    id,
-                    day_s,
-                    crate::entry::format_ts(e.ts),
-                    e.tag,
-                    e.tag.to_lowercase(),
-                    e.content,
-                    source,
-                    f.rel,
-                    lineno
-                ])?;
-                fts.execute(params![id, segment(&e.tag), segment(&e.content)])?;
+                insert_entry(tx, base | n as i64, &day_s, &f.rel, lineno, &e)?;
                 n += 1;
             }
         }

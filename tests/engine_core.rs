@@ -47,7 +47,10 @@ fn source_markers_come_back_as_objects() {
     let m = open_at(dir.path(), "2026-10-22T00:00:00Z");
     let r = m.recall("约定", None, None).unwrap();
     assert_eq!(r.items.len(), 1);
-    assert_eq!(r.items[0].source, Some(Source { conv: "group:42".into(), seq: "15".into(), msg_id: Some("msg-8812".into()) }));
+    assert_eq!(
+        r.items[0].source,
+        Some(Source { conv: "group:42".into(), seq: "15".into(), msg_id: Some("msg-8812".into()) })
+    );
     assert_eq!(r.items[0].date, "2026-10-21");
     assert_eq!(r.items[0].ts, "2026-10-21T09:30:12.345Z");
 }
@@ -65,7 +68,10 @@ fn write_goes_to_the_local_date_file_in_plugin_format() {
             ..Default::default()
         })
         .unwrap();
-    assert_eq!((r.added, r.date.as_str(), r.ts.as_str(), r.tag.as_str()), (true, "2026-04-12", "2026-04-11T19:53:00.000Z", "灵感"));
+    assert_eq!(
+        (r.added, r.date.as_str(), r.ts.as_str(), r.tag.as_str()),
+        (true, "2026-04-12", "2026-04-11T19:53:00.000Z", "灵感")
+    );
     let file = std::fs::read_to_string(dir.path().join("cold/2026-04/2026-04-12.md")).unwrap();
     assert_eq!(file, "- [2026-04-11T19:53:00.000Z] [灵感] 半夜 想到 一个点子 〔src:private:1#9〕\n");
 }
@@ -78,7 +84,8 @@ fn duplicate_write_only_updates_the_source() {
     assert!(m.write(&args).unwrap().added);
     let again = m.write(&args).unwrap();
     assert_eq!((again.added, again.source_updated), (false, false));
-    let with_src = WriteArgs { source: Some(Source { conv: "c".into(), seq: "2".into(), msg_id: None }), ..args.clone() };
+    let with_src =
+        WriteArgs { source: Some(Source { conv: "c".into(), seq: "2".into(), msg_id: None }), ..args.clone() };
     let r = m.write(&with_src).unwrap();
     assert_eq!((r.added, r.source_updated), (false, true));
     let file = std::fs::read_to_string(dir.path().join("cold/2026-10/2026-10-21.md")).unwrap();
@@ -96,7 +103,11 @@ fn bad_write_input_names_the_field_and_writes_nothing() {
         (WriteArgs { text: "长".repeat(4001), ..Default::default() }, "text"),
         (WriteArgs { text: "ok".into(), tag: Some("x".repeat(65)), ..Default::default() }, "tag"),
         (
-            WriteArgs { text: "ok".into(), source: Some(Source { conv: "a〕".into(), seq: "1".into(), msg_id: None }), ..Default::default() },
+            WriteArgs {
+                text: "ok".into(),
+                source: Some(Source { conv: "a〕".into(), seq: "1".into(), msg_id: None }),
+                ..Default::default()
+            },
             "source.conv",
         ),
     ] {
@@ -180,7 +191,10 @@ fn window_tools_and_their_errors() {
     assert_eq!((r.from.as_deref(), r.to.as_deref(), r.returned), (Some("2026-10-21"), Some("2026-10-22"), 5));
     assert_eq!(r.items[0].ts, "2026-10-21T13:59:59.999Z");
     let r = m.by_date("2026-10-01", "2026-10-01", None).unwrap();
-    assert_eq!(r.items.iter().map(|i| i.content.as_str()).collect::<Vec<_>>(), ["高铁票 2 张 共 156 元", "国庆去杭州，订了西湖边的民宿"]);
+    assert_eq!(
+        r.items.iter().map(|i| i.content.as_str()).collect::<Vec<_>>(),
+        ["高铁票 2 张 共 156 元", "国庆去杭州，订了西湖边的民宿"]
+    );
     let r = m.by_tag("读书", None).unwrap();
     assert_eq!(r.matched, 2);
     assert_eq!(m.by_tag("-", None).unwrap().items[0].content, "午饭吃了牛肉面");
@@ -253,7 +267,12 @@ fn window_queries_use_indexes_not_scans() {
     let w = plan(memlayers::query::WINDOW_SQL);
     assert!(w.contains("SEARCH e USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"), "{w}");
     let mut st = c.prepare(&format!("EXPLAIN QUERY PLAN {}", memlayers::query::TAG_SQL)).unwrap();
-    let t: String = st.query_map(rusqlite::params!["x", 3], |r| r.get::<_, String>(3)).unwrap().map(Result::unwrap).collect::<Vec<_>>().join(" | ");
+    let t: String = st
+        .query_map(rusqlite::params!["x", 3], |r| r.get::<_, String>(3))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect::<Vec<_>>()
+        .join(" | ");
     assert!(t.contains("SEARCH e USING INDEX entries_tag (tag_key=?)"), "{t}");
     assert!(!t.contains("TEMP B-TREE"), "by_tag must walk the index in ts order: {t}");
 }
