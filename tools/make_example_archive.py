@@ -230,7 +230,7 @@ ANCHORED: list[tuple[str, str, str]] = [
     # ---- 2026-11-16 … 2026-11-22: "last week" seen from 2026-11-29 ----
     # 07:45 local on Monday is 2026-11-15T23:45Z: the UTC date is the 15th, the local date the 16th.
     ("11-16 07:45", "约定", "和阿雯约定：每周三晚上我不加班，固定接朵朵去上游泳课"),
-    ("11-16 08:55", "早报", "早报：上海本周 6–14℃，周四有雨；A股昨日收跌 0.8%；SQLite 发布新版本，JSONB 函数更快了"),
+    ("11-16 08:55", "早报", "早报：上海本周 6–14℃，周四有雨；A股上周五收跌 0.8%；SQLite 发布新版本，JSONB 函数更快了"),
     ("11-16 10:20", "工作", "周一站会：第三阶段灰度方案定稿，本周三评审"),
     ("11-16 19:30", "饮食", "晚饭吃了番茄牛腩，阿雯做的，朵朵吃了两碗饭"),
     ("11-17 09:05", "早报", "早报：人民币兑美元 7.12；本周五有寒潮；双十一快递量同比增长 12%"),
@@ -385,6 +385,24 @@ PROGRESS = [
     "回归测试全绿，可以提测了",
     "配置项清理了一轮，删掉 40 多个没人用的开关",
     "把一个三千行的类拆成了四个模块",
+    "加了一组对账差异的单元测试，跑一遍 40 秒",
+    "预发环境的数据和线上对不上，查出来是同步任务漏了一张表",
+    "双写延迟从 2 秒降到 300 毫秒",
+    "梳理了所有下游调用方，一共 11 个系统",
+    "批处理改成分片执行，夜间任务提前一小时跑完",
+    "和测试一起过了一遍回归用例，砍掉了 20 条重复的",
+    "灰度开关接入了配置中心",
+    "压测时发现内存泄漏，是一个缓存没设过期时间",
+    "接口超时从 5 秒降到 2 秒，失败的走重试队列",
+    "历史数据抽样校验 10 万条，全部一致",
+    "给每个服务加了健康检查接口",
+    "索引重建完了，表空间省了 18G",
+    "重写了一个存储过程，逻辑终于看懂了",
+    "监控大盘加了对账差异率的曲线",
+    "和安全组确认了数据脱敏方案",
+    "定位到一个偶发超时，是 DNS 解析慢",
+    "补了迁移回滚脚本，演练了一次",
+    "数据字典整理完了，共 236 张表",
 ]
 PR_DESCS = [
     "修复分页查询漏数据",
@@ -456,12 +474,15 @@ LUNCH = ["沙县的拌面和扁食", "公司食堂的红烧鸡腿", "楼下的�
 DINNER = ["阿雯做的清蒸鲈鱼", "番茄炒蛋和青菜", "红烧排骨", "小区门口的烧烤", "家里包的馄饨", "咖喱鸡饭",
           "糖醋里脊，朵朵点名要的", "外婆家的杭帮菜", "鸡汤面", "蒸饺和小米粥", "披萨，朵朵的最爱",
           "腌笃鲜", "虾仁滑蛋", "炒年糕"]
-SPEND = [  # (item, low, high) in 元
-    ("超市采购", 120, 380), ("加油", 300, 420), ("给朵朵买绘本", 60, 160), ("物业费", 680, 680),
-    ("电费", 150, 420), ("水费", 40, 90), ("打车", 25, 80), ("午饭外卖", 25, 45), ("咖啡", 18, 38),
-    ("朵朵的游泳课续费", 1800, 1800), ("买了一双跑鞋", 499, 899), ("给阿雯买护手霜", 120, 260),
-    ("给爸妈寄水果", 180, 320), ("停车费", 20, 60), ("理发", 60, 98), ("网盘会员年费", 148, 148),
-    ("视频会员", 25, 25), ("药店买感冒药", 45, 90), ("朵朵的舞蹈课教材", 80, 150),
+SPEND = [  # (item, low, high in 元, how often: "once" in the archive, "monthly", or "any" day)
+    ("超市采购", 120, 380, "any"), ("加油", 300, 420, "any"), ("给朵朵买绘本", 60, 160, "any"),
+    ("物业费", 680, 680, "monthly"), ("电费", 150, 420, "monthly"), ("水费", 40, 90, "monthly"),
+    ("打车", 25, 80, "any"), ("午饭外卖", 25, 45, "any"), ("咖啡", 18, 38, "any"),
+    ("朵朵的游泳课续费", 1800, 1800, "once"), ("买了一双跑鞋", 499, 899, "once"),
+    ("给阿雯买护手霜", 120, 260, "once"), ("给爸妈寄水果", 180, 320, "monthly"), ("停车费", 20, 60, "any"),
+    ("理发", 60, 98, "monthly"), ("网盘会员年费", 148, 148, "once"), ("视频会员", 25, 25, "monthly"),
+    ("药店买感冒药", 45, 90, "once"), ("朵朵的舞蹈课教材", 80, 150, "once"), ("买了一袋猫粮喂小区的流浪猫", 39, 69, "any"),
+    ("网购了一个显示器支架", 189, 259, "once"), ("洗车", 40, 60, "any"), ("给朵朵买水彩笔", 29, 59, "once"),
 ]
 FAMILY_LINES = [
     "朵朵问天上为什么有月亮，讲了半天她说还是不懂",
@@ -566,13 +587,22 @@ READ_LINES = [  # (template, local hours it fits, on workdays?, on days off?)
 ]
 # Pool lines holding these words only fit some days: workdays, days off, or some months.
 WORKDAY_WORDS = ["午休", "工牌", "公司", "下班", "地铁", "幼儿园", "上班", "学校"]
-DAY_OFF_WORDS = ["周末", "睡到十点", "一家三口", "大扫除"]
+DAY_OFF_WORDS = ["周末", "睡到十点", "一家三口", "大扫除", "公园", "图书馆", "宜家"]
 SEASON_WORDS = {"桂花": {9, 10}, "银杏": {11}, "冬天的衣服": {11}, "关东煮": {10, 11}, "流感疫苗": {10, 11},
                 "落叶": {10, 11}, "橘子": {10, 11}}
 
 
-def suits(text: str, day: date) -> bool:
-    """Whether a hand-written pool line reads right on `day`."""
+# Lines holding these words are written only within these local hours.
+TIME_WORDS = {"午休": (13, 24), "下午": (14, 24), "晚上": (19, 24), "一晚上": (20, 24), "晚霞": (17.5, 24),
+              "早点睡": (20, 24), "早上": (6, 12), "一上午": (11.5, 24), "一整天": (17, 24), "下班": (18, 24),
+              "睡到十点": (10, 24), "睡前": (20, 24), "十一点前睡": (6, 12), "午饭后": (13, 24)}
+
+
+def suits(text: str, day: date, hour: float) -> bool:
+    """Whether a hand-written pool line reads right on `day` at local `hour`."""
+    for w, (a, b) in TIME_WORDS.items():
+        if w in text and not a <= hour < b:
+            return False
     if any(w in text for w in WORKDAY_WORDS) and not is_workday(day):
         return False
     if any(w in text for w in DAY_OFF_WORDS) and is_workday(day):
@@ -655,20 +685,23 @@ class Pools:
         self.rng = rng
         self.lines = {}
         for key, pool in [("family", FAMILY_LINES), ("health", HEALTH_LINES), ("plan", PLAN_LINES),
-                          ("misc", MISC_LINES), ("work", WORK_LINES + MEETINGS), ("pr", PR_DESCS)]:
+                          ("misc", MISC_LINES), ("work", WORK_LINES + MEETINGS), ("pr", PR_DESCS), ("progress", PROGRESS)]:
             items = list(pool)
             rng.shuffle(items)
             self.lines[key] = items
         self.pr = 100
+        self.spent: set[str] = set()
+        self.meals: set[tuple[date, bool]] = set()
+        self.chapter: dict[str, int] = {}
         self.news_cursor = 0
         self.news = list(NEWS)
         rng.shuffle(self.news)
 
-    def take(self, key: str, day: date) -> str | None:
-        """The next unused line of pool `key` that suits `day`, or None."""
+    def take(self, key: str, day: date, hour: float) -> str | None:
+        """The next unused line of pool `key` that suits `day` at `hour`, or None."""
         items = self.lines[key]
         for i in range(len(items) - 1, -1, -1):
-            if suits(items[i], day):
+            if suits(items[i], day, hour):
                 return items.pop(i)
         return None
 
@@ -710,42 +743,56 @@ def filler_text(tag: str, day: date, hour: float, pools: Pools, rng: random.Rand
     if tag == "工作":
         r = rng.random()
         if r < 0.45:
-            return f"{rng.choice(PROJECTS)}：{rng.choice(PROGRESS)}"
+            progress = pools.take("progress", day, hour)
+            if progress is not None:
+                return f"{rng.choice(PROJECTS)}：{progress}"
         if r < 0.65:
             n = pools.next_pr(day)
             if n is not None:
-                desc = pools.take("pr", day)
+                desc = pools.take("pr", day, hour)
                 if desc is not None:
                     return rng.choice(PR_FORMS).format(n=n, d=desc)
-        return pools.take("work", day)
+        return pools.take("work", day, hour)
     if tag == "饮食":
+        meal = (day, hour < 15)
+        if meal in pools.meals:
+            return None  # one lunch and one dinner a day
+        pools.meals.add(meal)
         if hour < 15:
             return f"午饭{rng.choice(['吃了', '', '点了'])}{rng.choice(LUNCH)}"
         return f"晚饭{rng.choice(['吃了', '', '是'])}{rng.choice(DINNER)}"
     if tag == "开销":
-        item, lo, hi = rng.choice(SPEND)
+        item, lo, hi, often = rng.choice(SPEND)
+        key = {"once": item, "monthly": f"{item}@{day:%Y-%m}", "any": f"{item}@{day}"}[often]
+        if key in pools.spent:
+            return None
+        pools.spent.add(key)
         amount = lo if lo == hi else rng.randint(lo, hi)
         return f"{item} {amount} 元"
     if tag == "家庭":
-        return pools.take("family", day)
+        return pools.take("family", day, hour)
     if tag == "健康":
         r = rng.random()
-        if r < 0.45:
+        if r < 0.45 and (6.5 <= hour < 7.5 or 19.5 <= hour < 22.5):
             km = rng.choice([3, 4, 5, 5, 6, 8, 10])
             return f"跑步 {km} 公里，配速 {rng.randint(5, 6)} 分 {rng.randint(0, 59):02d} 秒"
-        if r < 0.7:
+        if r < 0.7 and 7.0 <= hour < 8.5:
             return f"体重 {rng.uniform(74.0, 76.8):.1f}kg"
-        return pools.take("health", day)
+        return pools.take("health", day, hour)
     if tag == "计划":
-        return pools.take("plan", day)
+        return pools.take("plan", day, hour)
     if tag == "读书":
         work = is_workday(day)
         fits = [t for t, (a, b), on_work, on_off in READ_LINES if a <= hour < b and (on_work if work else on_off)]
         if not fits:
             return None
-        return rng.choice(fits).format(p=rng.randint(12, 60), b=book_for(day), c=rng.randint(2, 9))
+        book = book_for(day)
+        line = rng.choice(fits)
+        if "{c}" in line:
+            pools.chapter[book] = pools.chapter.get(book, 1) + 1
+        return line.format(p=rng.randint(12, 60), b=book, c=pools.chapter.get(book, 1))
     if tag == "-":
-        return pools.take("misc", day)
+        return pools.take("misc", day, hour)
     raise ValueError(tag)
 
 
@@ -952,7 +999,11 @@ def check(rows, out: Path) -> dict:
 
     covers = [r for r in rows if r[2] == "翻唱"]
     assert Counter(r[0].month for r in covers) == {8: 3, 9: 3, 10: 3, 11: 4}
-    q["翻唱"] = covers
+    q["翻唱 (tag)"] = covers
+    recall = [r for r in rows if r[2] == "翻唱" or "翻唱" in r[3]]
+    assert [(r[0], r[2]) for r in recall if r[2] != "翻唱"] == [
+        (date(2026, 8, 1), "计划"), (date(2026, 8, 30), "side-project"), (date(2026, 11, 10), "健康")]
+    q["翻唱 (tag or text)"] = recall
 
     tm = [r for r in rows if "tidemark" in r[3]]
     assert len(tm) == 13 and len([r for r in rows if r[2] == "side-project"]) == 11 and [r[0] for r in tm if r[0].month == 10] == [date(2026, 10, 11), date(2026, 10, 25)]
@@ -961,10 +1012,22 @@ def check(rows, out: Path) -> dict:
     llm = [r for r in rows if "GPT-4o" in r[3] and "Token消耗" in r[3]]
     assert [r[0] for r in llm] == [date(2026, 9, 9), date(2026, 10, 14), date(2026, 11, 19)]
     q["GPT-4o Token消耗"] = llm
+    llm_or = [r for r in rows if "GPT-4o" in r[3] or "Token消耗" in r[3]]
+    assert [r[0] for r in llm_or] == [date(2026, 9, 9), date(2026, 10, 14), date(2026, 11, 19), date(2026, 11, 24)]
+    q["GPT-4o Token消耗 (or)"] = llm_or
 
     trip = [r for r in between(date(2026, 10, 1), date(2026, 10, 31)) if r[2] == "旅行"]
     assert [r[0].day for r in trip] == [2, 3, 4, 5]
     q["上个月 旅行"] = trip
+    qd = [r for r in between(date(2026, 10, 1), date(2026, 10, 31)) if "青岛" in r[3]]
+    assert [(r[0].day, r[2]) for r in qd] == [(2, "旅行"), (3, "旅行"), (4, "旅行"), (5, "旅行"), (5, "开销")]
+    assert len([r for r in rows if "青岛" in r[3]]) == 8  # 09-21, 09-24 and 11-01 fall outside October
+    q["上个月 青岛"] = qd
+
+    last_week = between(date(2026, 11, 16), date(2026, 11, 22))
+    assert len(last_week) == 22
+    q["上周 (window only)"] = last_week
+    assert [r[3] for r in sorted((r for r in rows if r[2] == "开销"), key=lambda r: r[1])[-7:]] == texts(spend)
 
     # hot.md: body ~400 code points, 2 candidates, 4 topics.
     hot = (out / "hot.md").read_text("utf-8")
