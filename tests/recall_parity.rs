@@ -47,9 +47,7 @@ fn plugin_term(term: &str, tag: &str, content: &str) -> bool {
         return true;
     }
     let cjk = t.chars().all(memlayers::segment::is_cjk);
-    cjk && t.chars().count() >= 3 && {
-        term_probes(&t).iter().all(|p| c.contains(&p.token) || g.contains(&p.token))
-    }
+    cjk && t.chars().count() >= 3 && { term_probes(&t).iter().all(|p| c.contains(&p.token) || g.contains(&p.token)) }
 }
 
 /// memlayers' documented rule for one term (probes, see segment::term_probes).
