@@ -11,6 +11,7 @@ pub mod error;
 pub mod hot;
 pub mod layout;
 pub mod segment;
+pub mod summary;
 pub mod usage;
 
 pub use config::Config;
