@@ -408,7 +408,7 @@ pub fn build_month(
             None => counts.push((u.tag.clone(), u.count)),
         }
     }
-    counts.sort_by(|a, b| b.1.cmp(&a.1)); // stable: ties keep first appearance
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1)); // stable: ties keep first appearance
     lines.extend(counts.iter().map(|(t, n)| format!("- [{t}] 共 {n} 条")));
     let labels: Vec<String> = weeks.iter().map(|(l, _)| l.clone()).collect();
     Ok(finish(Period::Month, date, String::new(), source_line(&labels, days), lines, original, &units, now))
@@ -423,7 +423,7 @@ fn top_tags(units: &[Unit]) -> (Vec<String>, Vec<Topic>) {
             None => counts.push((u.tag.clone(), u.count)),
         }
     }
-    counts.sort_by(|a, b| b.1.cmp(&a.1));
+    counts.sort_by_key(|c| std::cmp::Reverse(c.1));
     counts.truncate(TOP_TAGS);
     let tags: Vec<String> = counts.into_iter().map(|(t, _)| t).collect();
     let mut topics = Vec::new();
