@@ -11,6 +11,8 @@ pub mod error;
 pub mod hot;
 pub mod layout;
 pub mod segment;
+pub mod session;
+pub mod stats;
 pub mod summary;
 pub mod usage;
 
