@@ -2,7 +2,7 @@
 //! out; no file I/O, no clock.
 //!
 //! File layout, per dsh-memory-layers v1.2.1 (seeds/002, "热层：候选与主题索引"), as
-//! [`format`] writes it:
+//! [`format()`] writes it:
 //!
 //! ```text
 //! <body, trailing whitespace trimmed>
@@ -442,7 +442,7 @@ pub const RECENT_HIT_DAYS: i64 = 90;
 /// last decay) at least `halfLifeDays` before `now` — an entry has to have lived through one
 /// half-life in the ledger before it can be demoted. A record without any instant counts as
 /// old. Returns `Err(reason)` when not allowed.
-pub(crate) fn demotable(records: &[&Record], cfg: &Config, now: DateTime<Utc>) -> std::result::Result<(), String> {
+pub fn demotable(records: &[&Record], cfg: &Config, now: DateTime<Utc>) -> std::result::Result<(), String> {
     for r in records {
         let w = r.weight_at(now, cfg.half_life_days);
         if w >= cfg.demote_threshold {
