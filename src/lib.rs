@@ -21,13 +21,18 @@ pub mod config;
 pub mod db;
 pub mod entry;
 pub mod error;
+pub mod hot;
 pub mod layout;
 pub mod lock;
 pub mod memory;
 pub mod query;
 pub mod search;
 pub mod segment;
+pub mod session;
+pub mod stats;
+pub mod summary;
 pub mod sync;
+pub mod usage;
 
 pub use config::Config;
 pub use error::{Error, Result};
