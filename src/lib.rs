@@ -8,6 +8,7 @@
 pub mod config;
 pub mod entry;
 pub mod error;
+pub mod import;
 pub mod layout;
 pub mod segment;
 
