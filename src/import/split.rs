@@ -131,8 +131,10 @@ mod tests {
         NaiveDate::from_ymd_opt(2022, 3, 2).unwrap()
     }
 
-    /// (ts, tag, content, line) of each entry.
-    fn run(text: &str, tz: Tz, first: usize) -> (Vec<(String, String, String, usize)>, Vec<Warning>) {
+    /// (ts, tag, content, line) of one entry.
+    type Row = (String, String, String, usize);
+
+    fn run(text: &str, tz: Tz, first: usize) -> (Vec<Row>, Vec<Warning>) {
         let out = split_day_file(text, day(), tz, "j/2022-03-02.md", first);
         let rows = out
             .entries
@@ -142,7 +144,7 @@ mod tests {
         (rows, out.warnings)
     }
 
-    fn row(ts: &str, tag: &str, content: &str, line: usize) -> (String, String, String, usize) {
+    fn row(ts: &str, tag: &str, content: &str, line: usize) -> Row {
         (ts.into(), tag.into(), content.into(), line)
     }
 
