@@ -122,7 +122,8 @@ fn fold_child(s: &str) -> &str {
 }
 
 /// Tag and time a heading gives: a time at its start is the time (and is not part of the tag);
-/// the rest, unless it is only a date (`# 2021-08-01`), is the tag.
+/// the rest, without trailing colons (`## 我的学习：` → `我的学习`), unless it is only a date
+/// (`# 2021-08-01`), is the tag.
 fn heading_meaning(text: &str) -> (Option<String>, Option<WrittenTime>) {
     let t = unwikilink(text);
     let t = t.trim();
@@ -131,6 +132,7 @@ fn heading_meaning(text: &str) -> (Option<String>, Option<WrittenTime>) {
         Some(w) => t[w.len..].trim_start_matches(|c: char| c.is_whitespace() || "-–—:：|·,，".contains(c)),
         None => t,
     };
+    let rest = rest.trim_end_matches(|c: char| c == ':' || c == '：' || c.is_whitespace());
     let tag = if is_only_a_date(rest) { None } else { clean_tag(rest) };
     (tag, time)
 }
@@ -223,7 +225,8 @@ impl State {
 /// 11. `>` lines form one block quote (the `>` removed);
 /// 12. a fence opener starts a fenced block;
 /// 13. any other line continues the open paragraph, quote or item (CommonMark's lazy
-///     continuation, unless a blank line came before it under an item), or starts a paragraph.
+///     continuation, unless a blank line came before it under an item or the item is still
+///     empty, like a lone `-`), or starts a paragraph.
 ///
 /// Indentation outside list items means nothing (no indented code blocks: daily notes indent
 /// for outlines, not for code).
@@ -325,8 +328,14 @@ pub fn parse(lines: &[&str], start: usize) -> Parsed {
             continue;
         }
         match &st.cur {
-            Some(Open { kind: Kind::Item { .. }, blank_seen: false, .. })
-            | Some(Open { kind: Kind::Para | Kind::Quote, .. }) => st.push(t),
+            // Lazy continuation needs text to continue: an empty item (`-`) has none, so the
+            // line starts a paragraph, as in CommonMark.
+            Some(Open { kind: Kind::Item { .. }, blank_seen: false, block, .. })
+                if block.parts.iter().any(|p| !p.is_empty()) =>
+            {
+                st.push(t)
+            }
+            Some(Open { kind: Kind::Para | Kind::Quote, .. }) => st.push(t),
             _ => st.open(Kind::Para, lno, t),
         }
     }
@@ -392,6 +401,7 @@ mod tests {
     #[test]
     fn date_and_time_headings_give_no_tag() {
         assert_eq!(blocks("# 2021-08-01\n- a\n"), vec![(2, "a".into(), None)]);
+        assert_eq!(blocks("## 我的学习：\n- a\n"), vec![(2, "a".into(), s("我的学习"))]);
         let lines = ["# Log", "## 12:00", "- lunch", "## 18:30 - Dinner", "- soup"];
         let p = parse(&lines, 0);
         let b: Vec<_> =
@@ -412,6 +422,8 @@ mod tests {
                 (5, "after blank".into(), None)
             ]
         );
+        // An empty item has no text to continue: the line is a paragraph.
+        assert_eq!(blocks("-\n-OOOO|||\n"), vec![(1, "".into(), None), (2, "-OOOO|||".into(), None)]);
         // Indented lines after a blank line still belong to the item.
         assert_eq!(blocks("- a\n\n  more\n- b\n"), vec![(1, "a more".into(), None), (4, "b".into(), None)]);
     }

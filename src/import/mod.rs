@@ -47,8 +47,10 @@
 //!
 //! ## Front matter
 //!
-//! A first line `---` and a later line `---` (or `...`) enclose YAML front matter; whitespace
-//! around the fences is tolerated. It is removed. When its top-level `date:` value holds a date
+//! A line `---` and a later line `---` (or `...`) enclose YAML front matter when the first is the
+//! file's first non-blank line and every line between them looks like YAML (`key: value`,
+//! indented, `- item`, `# comment`, blank); whitespace around the fences and blank lines before
+//! the first are tolerated (both occur in MiracleWong). It is removed. When its top-level `date:` value holds a date
 //! (`2022-06-27`, `2022-06-27 06:27`, `2022/6/27`, `2022年6月27日`) that differs from the file
 //! name's, the **file name wins** and the report carries a warning at the `date:` line:
 //! `front matter date "2022-06-27 06:27" (2022-06-27) disagrees with the file name (2022-06-28);
@@ -63,8 +65,9 @@
 //!   children (lines indented deeper than the item) folded into it, in order, joined by spaces,
 //!   their own list markers, `>` and heading marks removed;
 //! * an unindented line right under an item (no blank line between) continues it (CommonMark
-//!   lazy continuation, as Obsidian and GitHub render it); after a blank line it starts a
-//!   paragraph; indented lines after a blank line still belong to the item;
+//!   lazy continuation, as Obsidian and GitHub render it), unless the item is still empty (a
+//!   lone `-`); after a blank line it starts a paragraph; indented lines after a blank line
+//!   still belong to the item;
 //! * each **paragraph** outside lists (lines up to a blank line, a heading, a list item, a quote
 //!   or a separator) is one entry; a **block quote** (`>` lines, `>` removed) is one entry; a
 //!   **fenced code block** (```` ``` ```` or `~~~`, fences kept) is one entry, and nothing inside
@@ -95,7 +98,8 @@
 //! The entry's first `#tag` (Logseq `#[[two words]]` too; a tag runs to whitespace or
 //! punctuation other than `. - _ / + * &`, a trailing `.` dropped; digits-only `#123`, `C#`,
 //! `url#frag` are not tags), else the nearest heading above (wikilinks unwrapped, brackets
-//! removed, trimmed; a leading time is not part of it; a heading that is only a date, like
+//! removed, trimmed, trailing `:`/`：` dropped; a leading time is not part of it; a heading that
+//! is only a date, like
 //! `# 2021-08-01`, gives no tag, nor does a heading that is only a time, and the next heading
 //! out is used), else `import`. Every tag is made line-safe: `[` `]` removed, whitespace and line
 //! breaks collapsed, at most **32 code points**.
