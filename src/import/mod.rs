@@ -47,15 +47,15 @@
 //!
 //! ## Front matter
 //!
-//! A line `---` and a later line `---` (or `...`) enclose YAML front matter when the first is the
-//! file's first non-blank line and every line between them looks like YAML (`key: value`,
+//! A line `---` and a later line `---` (or `...`) enclose YAML front matter when the first is
+//! the file's first non-blank line and every line between them looks like YAML (`key: value`,
 //! indented, `- item`, `# comment`, blank); whitespace around the fences and blank lines before
-//! the first are tolerated (both occur in MiracleWong). It is removed. When its top-level `date:` value holds a date
-//! (`2022-06-27`, `2022-06-27 06:27`, `2022/6/27`, `2022年6月27日`) that differs from the file
-//! name's, the **file name wins** and the report carries a warning at the `date:` line:
-//! `front matter date "2022-06-27 06:27" (2022-06-27) disagrees with the file name (2022-06-28);
-//! the file name wins`. A `date:` that holds no date is a warning too. A time in `date:` is not
-//! used.
+//! the first are tolerated (both occur in MiracleWong). It is removed. When its top-level
+//! `date:` value holds a date (`2022-06-27`, `2022-06-27 06:27`, `2022/6/27`, `2022年6月27日`)
+//! that differs from the file name's, the **file name wins** and the report carries a warning
+//! at the `date:` line: `front matter date "2022-06-27 06:27" (2022-06-27) disagrees with the
+//! file name (2022-06-28); the file name wins`. A `date:` that holds no date is a warning too. A
+//! time in `date:` is not used.
 //!
 //! ## Entries
 //!
@@ -98,11 +98,10 @@
 //! The entry's first `#tag` (Logseq `#[[two words]]` too; a tag runs to whitespace or
 //! punctuation other than `. - _ / + * &`, a trailing `.` dropped; digits-only `#123`, `C#`,
 //! `url#frag` are not tags), else the nearest heading above (wikilinks unwrapped, brackets
-//! removed, trimmed, trailing `:`/`：` dropped; a leading time is not part of it; a heading that
-//! is only a date, like
-//! `# 2021-08-01`, gives no tag, nor does a heading that is only a time, and the next heading
-//! out is used), else `import`. Every tag is made line-safe: `[` `]` removed, whitespace and line
-//! breaks collapsed, at most **32 code points**.
+//! removed, trimmed, trailing `:`/`：` dropped; a leading time is not part of it; a heading
+//! that is only a date, like `# 2021-08-01`, gives no tag, nor does a heading that is only a
+//! time, and the next heading out is used), else `import`. Every tag is made line-safe: `[` `]`
+//! removed, whitespace and line breaks collapsed, at most **32 code points**.
 //!
 //! ## Time
 //!
@@ -142,8 +141,8 @@
 //! `cold/YYYY-MM/YYYY-MM-DD.md` files (month folder matching the date) are read with
 //! `crate::entry::parse_line`: entry lines keep their own timestamp, tag, text and source
 //! marker (none is added); malformed entry lines are warnings with file and line; other lines
-//! are ignored. An entry whose time falls on another local date in `tz` stays in its file's day,
-//! with a warning. `hot.md`, `summaries/` and `usage.json` are not imported.
+//! are ignored. Entries whose time falls on another local date in `tz` stay in their file's
+//! day, with one warning per file. `hot.md`, `summaries/` and `usage.json` are not imported.
 //!
 //! ## Report
 //!

@@ -220,6 +220,14 @@ mod tests {
     }
 
     #[test]
+    fn tabs_mixed_with_spaces_and_no_final_newline() {
+        // A tab and two spaces both indent one level under `- a`; the file ends without `\n`.
+        let (rows, _) = run("- a\n\t- b\n  - c\n\t  - d\n- e", chrono_tz::UTC, 0);
+        let got: Vec<(&str, usize)> = rows.iter().map(|r| (r.2.as_str(), r.3)).collect();
+        assert_eq!(got, vec![("a b c d", 1), ("e", 5)]);
+    }
+
+    #[test]
     fn long_text_becomes_several_entries() {
         // 3000 + 1 ("。") + 2000 code points: split after the "。" at code point 3001.
         let text = format!("- {}。{}\n", "甲".repeat(3000), "乙".repeat(2000));
