@@ -253,6 +253,31 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        /// Whatever the text, every entry is a line the plugin can read back unchanged, on its
+        /// day, with a line-safe tag.
+        #[test]
+        fn any_text_gives_well_formed_entries(
+            text in "[-*+#>:\\[\\]()|`~=_ \t\n\r\u{0}\u{feff}a-c1-9日。.!?:：〔〕src\u{200b}]{0,200}",
+            path in "[a-c #%〔〕/]{1,12}",
+        ) {
+            let d = day();
+            let out = split_day_file(&text, d, Shanghai, &path, 0);
+            for e in &out.entries {
+                let line = crate::entry::format_line(&e.entry);
+                let crate::entry::LineKind::Entry(back) = crate::entry::parse_line(&line) else {
+                    panic!("unreadable line {line:?}");
+                };
+                proptest::prop_assert_eq!(&back, &e.entry);
+                proptest::prop_assert!(!e.entry.content.is_empty());
+                proptest::prop_assert!(!e.entry.content.contains(|c: char| c.is_control()));
+                proptest::prop_assert!(!e.entry.tag.contains(['[', ']', '\n']) && e.entry.tag.chars().count() <= 32);
+                proptest::prop_assert_eq!(crate::layout::local_date(e.entry.ts, Shanghai), d);
+                e.entry.source.as_ref().unwrap().validate().unwrap();
+            }
+        }
+    }
+
     #[test]
     fn source_marker_escapes_the_path() {
         let out = split_day_file("- x\n", day(), chrono_tz::UTC, "my notes/#1/2022-03-02.md", 0);

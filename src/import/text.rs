@@ -92,6 +92,7 @@ pub fn is_separator_only(s: &str) -> bool {
 /// first `max` code points of what is left; with no such boundary the piece is cut hard at
 /// `max`. Pieces are trimmed; text within the limit comes back as one piece.
 pub fn split_long(text: &str, max: usize) -> Vec<String> {
+    let max = max.max(1);
     let chars: Vec<char> = text.chars().collect();
     let mut pieces = Vec::new();
     let mut start = 0;
@@ -181,6 +182,7 @@ mod tests {
         // No boundary: hard split.
         assert_eq!(split_long("abcdefghijkl", 5), vec!["abcde", "fghij", "kl"]);
         assert_eq!(split_long("short", 5), vec!["short"]);
+        assert_eq!(split_long("abc", 0), vec!["a", "b", "c"], "a zero limit acts as 1");
         let long = "字".repeat(4001);
         let pieces = split_long(&long, MAX_ENTRY_CHARS);
         assert_eq!(pieces.iter().map(|p| p.chars().count()).collect::<Vec<_>>(), vec![4000, 1]);
