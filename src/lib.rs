@@ -22,6 +22,7 @@ pub mod db;
 pub mod entry;
 pub mod error;
 pub mod hot;
+pub mod import;
 pub mod layout;
 pub mod lock;
 pub mod memory;

@@ -1,0 +1,91 @@
+//! Reading the cold files of an existing dsh-memory-layers data root (`--format dsh`): entry
+//! lines are taken as they are (issue 5).
+
+use chrono::NaiveDate;
+use chrono_tz::Tz;
+
+use super::hygiene::normalize;
+use super::{FileSplit, ImportedEntry, Warning};
+use crate::entry::{LineKind, parse_line};
+use crate::layout::local_date;
+
+/// Parses one cold file (`cold/YYYY-MM/YYYY-MM-DD.md`, local date `day`) with
+/// [`crate::entry::parse_line`]: each entry line keeps its own timestamp, tag, content and source
+/// marker (none is added); lines that start like an entry but cannot be read are warnings
+/// (`malformed entry line: <reason>`, with the line); other lines (headings, notes, blanks) are
+/// ignored as the plugin ignores them. An entry whose timestamp falls on another local date in
+/// `tz` stays in its file's day (the file is what the plugin reads) and gets a warning: the
+/// archive was probably written with another zone.
+pub fn parse_cold_file(text: &str, day: NaiveDate, tz: Tz, rel_path: &str) -> FileSplit {
+    let warn = |line: Option<usize>, message: String| Warning { rel_path: rel_path.to_string(), line, message };
+    let norm = normalize(text);
+    let mut warnings = Vec::new();
+    if norm.control_chars > 0 {
+        warnings.push(warn(norm.first_control_line, format!("{} control character(s) removed", norm.control_chars)));
+    }
+    let mut entries = Vec::new();
+    for (i, line) in norm.text.lines().enumerate() {
+        match parse_line(line) {
+            LineKind::Entry(entry) => {
+                let on = local_date(entry.ts, tz);
+                if on != day {
+                    warnings.push(warn(
+                        Some(i + 1),
+                        format!("entry time is on {on} in {tz}, the file is {day}; kept in the file's day"),
+                    ));
+                }
+                entries.push(ImportedEntry { entry, rel_path: rel_path.to_string(), line: i + 1 });
+            }
+            LineKind::Malformed(reason) => warnings.push(warn(Some(i + 1), format!("malformed entry line: {reason}"))),
+            LineKind::Other => {}
+        }
+    }
+    FileSplit { entries, warnings, control_chars_stripped: norm.control_chars }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::entry::{Source, format_ts};
+
+    #[test]
+    fn entries_are_kept_as_written() {
+        let day = NaiveDate::from_ymd_opt(2026, 4, 12).unwrap();
+        let text = "# 2026-04-12\r\n\
+                    - [2026-04-11T19:53:00.000Z] [翻唱] 录了一版 〔src:private:12#977〕\r\n\
+                    - [2026-04-12T01:00:00.000Z] no tag\n\
+                    - [2026-04-12T02:00:00.000Z] [-] 无来源\n\
+                    - [2026-04-12T20:00:00.000Z] [x] late";
+        let out = parse_cold_file(text, day, chrono_tz::Asia::Shanghai, "cold/2026-04/2026-04-12.md");
+        let rows: Vec<_> = out
+            .entries
+            .iter()
+            .map(|e| (e.line, format_ts(e.entry.ts), e.entry.tag.clone(), e.entry.content.clone()))
+            .collect();
+        assert_eq!(
+            rows,
+            vec![
+                (2, "2026-04-11T19:53:00.000Z".to_string(), "翻唱".to_string(), "录了一版".to_string()),
+                (4, "2026-04-12T02:00:00.000Z".to_string(), "-".to_string(), "无来源".to_string()),
+                (5, "2026-04-12T20:00:00.000Z".to_string(), "x".to_string(), "late".to_string()),
+            ]
+        );
+        assert_eq!(
+            out.entries[0].entry.source,
+            Some(Source { conv: "private:12".into(), seq: "977".into(), msg_id: None })
+        );
+        assert_eq!(out.entries[1].entry.source, None);
+        let w: Vec<_> = out.warnings.iter().map(|w| (w.line, w.message.as_str())).collect();
+        assert_eq!(
+            w,
+            vec![
+                (Some(3), "malformed entry line: missing ' [tag]' after the timestamp"),
+                // 20:00Z is 04:00 on the 13th in Shanghai.
+                (
+                    Some(5),
+                    "entry time is on 2026-04-13 in Asia/Shanghai, the file is 2026-04-12; kept in the file's day"
+                ),
+            ]
+        );
+    }
+}
