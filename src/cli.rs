@@ -99,6 +99,15 @@ pub enum Cmd {
     },
     /// Compare the index with the files and report differences (changes nothing).
     Check,
+    /// Import an archive: daily notes (Obsidian, OpenClaw, plain YYYY-MM-DD.md), a Logseq
+    /// graph, or another dsh-memory-layers data root. Idempotent.
+    Import {
+        /// The archive folder (read only).
+        path: PathBuf,
+        /// daily-notes | logseq | dsh (detected when omitted).
+        #[arg(long)]
+        format: Option<String>,
+    },
 }
 
 /// Runs the CLI; returns the process exit code.
@@ -114,7 +123,9 @@ pub fn main() -> i32 {
     let json = cli.json;
     match run(cli) {
         Ok(out) => {
-            println!("{out}");
+            use std::io::Write;
+            // A closed pipe (`| head`) is not an error worth a panic.
+            let _ = writeln!(std::io::stdout().lock(), "{out}");
             0
         }
         Err(e) => {
@@ -216,5 +227,19 @@ fn run(cli: Cli) -> Result<String> {
             render(&rep, compact)
         }
         Cmd::Check => render(&mem.check()?, compact),
+        Cmd::Import { path, format } => {
+            let format = format.as_deref().map(str::parse::<crate::import::Format>).transpose()?;
+            let bar = indicatif::ProgressBar::new(0);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("importing {bar:40} {pos}/{len} days {elapsed}")
+                    .expect("valid template"),
+            );
+            let rep = mem.import(path, format, &mut |done, total| {
+                bar.set_length(total as u64);
+                bar.set_position(done as u64);
+            });
+            bar.finish_and_clear();
+            render(&rep?, compact)
+        }
     }
 }

@@ -181,6 +181,25 @@ impl Memory {
         entries: &[Entry],
         lock: Option<&crate::lock::WriterLock>,
     ) -> Result<Appended> {
+        let mut seen = std::collections::HashSet::new();
+        self.append_filtered(day, entries, lock, &mut |existing, e| {
+            if seen.is_empty() {
+                seen.extend(existing.iter().map(dedupe_key));
+            }
+            seen.insert(dedupe_key(e))
+        })
+    }
+
+    /// Appends the entries of `entries` that `keep(existing_entries, entry)` accepts to the
+    /// cold file of `day`, in one atomic rewrite, then indexes them. Takes the writer lock
+    /// unless `lock` is given.
+    pub(crate) fn append_filtered(
+        &self,
+        day: NaiveDate,
+        entries: &[Entry],
+        lock: Option<&crate::lock::WriterLock>,
+        keep: &mut dyn FnMut(&[Entry], &Entry) -> bool,
+    ) -> Result<Appended> {
         let own;
         let lock = match lock {
             Some(l) => l,
@@ -191,19 +210,18 @@ impl Memory {
         };
         let path = self.root().join(cold_rel(day));
         let mut bytes = read_or_empty(&path)?;
-        let existing = String::from_utf8_lossy(&bytes).into_owned();
-        let mut seen = std::collections::HashSet::new();
-        let mut count = 0;
-        for line in existing.split('\n') {
-            if let LineKind::Entry(e) = parse_line(line) {
-                seen.insert(dedupe_key(&e));
-                count += 1;
-            }
-        }
+        let existing: Vec<Entry> = String::from_utf8_lossy(&bytes)
+            .split('\n')
+            .filter_map(|l| match parse_line(l) {
+                LineKind::Entry(e) => Some(e),
+                _ => None,
+            })
+            .collect();
+        let count = existing.len();
         let old = bytes.clone();
         let mut added = Vec::new();
         for e in entries {
-            if seen.insert(dedupe_key(e)) {
+            if keep(&existing, e) {
                 added.push((append_line(&mut bytes, &format_line(e)), e));
             }
         }
