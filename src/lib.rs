@@ -10,6 +10,7 @@ pub mod entry;
 pub mod error;
 pub mod layout;
 pub mod segment;
+pub mod temporal;
 
 pub use config::Config;
 pub use error::{Error, Result};
