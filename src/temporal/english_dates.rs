@@ -13,7 +13,7 @@ use super::calendar::{DateSpan, Third, YearPart, shift_ym};
 use super::english::{lead, seq};
 use super::hit::{Ctx, Head, Kind, Out};
 use super::numbers::{digits, year4};
-use super::text::{Text, is_latin_word};
+use super::text::{Text, is_cjk, is_latin_word};
 
 /// Month names and abbreviations: (word, month, is an abbreviation).
 const MONTHS: [(&str, u32, bool); 24] = [
@@ -63,12 +63,13 @@ fn month_name(t: &Text, i: usize) -> Option<MonthName> {
     })
 }
 
-/// A day of month at `i`: 1–2 digits, optional `st|nd|rd|th`. Returns (day, end, has ordinal).
+/// A day of month at `i`: 1–2 digits, optional `st|nd|rd|th`, not followed by a letter or a
+/// CJK char (`2月` is Chinese). Returns (day, end, has ordinal).
 fn day_num(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
     let (d, j) = digits(t, i, 2).filter(|&(d, _)| (1..=31).contains(&d))?;
     let ord = ["st", "nd", "rd", "th"].iter().find_map(|s| t.word(j, s));
     let end = ord.unwrap_or(j);
-    (!t.at(end).is_some_and(is_latin_word)).then_some((d, end, ord.is_some()))
+    (!t.at(end).is_some_and(|c| is_latin_word(c) || is_cjk(c))).then_some((d, end, ord.is_some()))
 }
 
 /// A four-digit Arabic year at `i`, at a word boundary.

@@ -21,8 +21,9 @@
 //!   a modifier, numeral or time unit (`下周三`, `每周一`, `两周一次`, `大年初一`, `老周三点`); a
 //!   word must not form a compound with the char before it ([`LEFT`]: 日+本周, 如+今天, 之+前天,
 //!   将+近3天 …); an English word must start a word and not follow `every`, `next`, `since` ….
-//!   An expression after 从/自/至/止 (since, until) is a boundary, not a window, unless the range
-//!   grammar (`从X到Y`) read it.
+//!   An expression after 从/自/至/止/到 (since, until) or a range connector is a boundary or the
+//!   end of a range that could not be read, not a window, unless the range grammar (`从X到Y`)
+//!   read it.
 
 use super::hit::{Head, Hit, Kind};
 use super::numbers::is_numeral;
@@ -34,7 +35,7 @@ const RIGHT: &[(char, &str)] = &[
     ('日', "本头"),
     ('周', "期年岁边围遭旋折济详易杰"),
     ('年', "轻龄级代"),
-    ('月', "球饼亮色宫嫂桂琴蚀晕"),
+    ('月', "球饼亮色宫嫂桂琴蚀晕底初末"),
     ('近', "邻距"),
     ('末', "班尾端梢"),
     ('初', "步中级次恋心衷始稿赛版学见一二三四五六七八九十"),
@@ -73,8 +74,9 @@ const LEFT: &[(char, &str)] = &[
 const HEADLESS_BLOCK: &str =
     "上下这本每隔同该次前后几数半整全个那哪某当头末首第各逐去今明年月天周大正腊做圆老小西东北商姓";
 
-/// Prepositions that make the following expression a boundary (since/until), not the window.
-const RELATIONAL_PREV: &str = "从自至止";
+/// Prepositions and range connectors that make the following expression a boundary
+/// (since/until) or the unread end of a range, not the window.
+const RELATIONAL_PREV: &str = "从自至止到~—–";
 
 /// Two-char relational words after an expression (`上周以来`, `3月5日前后`).
 const RELATIONAL_NEXT: [&str; 12] =
@@ -84,7 +86,7 @@ const RELATIONAL_NEXT: [&str; 12] =
 const MID_ALLOW: &str = "的我你他她它咱到至和跟与时要在有是就都也还又去来做";
 
 /// English words that make the next expression something other than a past window.
-const EN_BLOCK: [&str; 15] = [
+const EN_BLOCK: [&str; 18] = [
     "every",
     "each",
     "per",
@@ -100,6 +102,9 @@ const EN_BLOCK: [&str; 15] = [
     "till",
     "by",
     "last",
+    "to",
+    "through",
+    "thru",
 ];
 
 /// True if the hit starting at `start` stands at word boundaries on both sides.
@@ -136,6 +141,10 @@ fn right_ok(t: &Text, h: &Hit) -> bool {
         return false;
     }
     if is_numeral(last) && is_numeral(next) {
+        return false;
+    }
+    // A number followed by a Chinese unit it was not read with (`3月到2月` read as `3月到2`).
+    if last.is_ascii_digit() && "年月日号天周".contains(next) {
         return false;
     }
     if unread_date_tail(t, end, last) {

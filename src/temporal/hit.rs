@@ -59,10 +59,10 @@ pub(crate) struct Hit {
 }
 
 impl Hit {
-    /// True for hits that may stand on either side of a range: calendar-anchored, not rolling,
-    /// not fuzzy, not a range themselves.
+    /// True for hits that may stand on either side of a range: not rolling, not fuzzy, not a
+    /// range themselves (parts of months and years like 月底 or 上半年 may).
     pub(crate) fn rangeable(&self) -> bool {
-        !self.fuzzy && !matches!(self.grain, Grain::Rolling | Grain::Range)
+        !self.fuzzy && self.grain != Grain::Rolling && self.kind != Kind::Range
     }
 }
 

@@ -73,7 +73,7 @@ pub(crate) fn find(t: &Text, today: NaiveDate) -> Option<(usize, Hit)> {
         singles(&mut out, i, &cx);
         range::ranges(&mut out, i, &cx, singles);
         // Longest first; the stable sort keeps matcher order among equal lengths.
-        out.hits.sort_by(|a, b| b.end.cmp(&a.end));
+        out.hits.sort_by_key(|h| std::cmp::Reverse(h.end));
         let found = out
             .hits
             .into_iter()
