@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn normalisation_is_one_to_one_and_folds_scripts() {
         let t = Text::new("上個禮拜ＴＯ３週");
-        assert_eq!(t.len(), 9);
+        assert_eq!(t.len(), 8);
         let s: String = (0..t.len()).filter_map(|i| t.at(i)).collect();
         assert_eq!(s, "上个礼拜to3周");
         assert_eq!(t.slice(1, 4), "個禮拜");
