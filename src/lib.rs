@@ -29,10 +29,13 @@ pub mod memory;
 pub mod query;
 pub mod search;
 pub mod segment;
+pub mod retrieve;
 pub mod session;
 pub mod stats;
+pub mod stopwords;
 pub mod summary;
 pub mod sync;
+pub mod temporal;
 pub mod usage;
 
 pub use config::Config;

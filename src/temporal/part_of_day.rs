@@ -1,0 +1,24 @@
+//! Parts of day that may follow a day expression (spec: "A part of day after a day expression
+//! (凌晨 早上 早晨 上午 中午 下午 傍晚 晚上 夜里 半夜 晚) is consumed with it … and reported as
+//! `part_of_day`, but the window stays the whole day").
+
+use super::text::Text;
+
+/// Chinese parts of day: the spec's list plus 清晨 深夜 夜间 晚间 白天.
+const ZH: [&str; 16] = [
+    "凌晨", "早上", "早晨", "清晨", "上午", "中午", "下午", "傍晚", "晚上", "夜里", "夜间", "晚间", "半夜", "深夜",
+    "白天", "晚",
+];
+
+/// English parts of day, after a space (`yesterday evening`, `Monday night`).
+const EN: [&str; 4] = ["morning", "afternoon", "evening", "night"];
+
+/// The char spans of every part of day that starts at `i` (Chinese: directly; English: after
+/// one to three spaces, only when `latin`).
+pub(crate) fn after(t: &Text, i: usize, latin: bool) -> Vec<(usize, usize)> {
+    let mut out: Vec<(usize, usize)> = ZH.iter().filter_map(|w| t.lit(i, w).map(|e| (i, e))).collect();
+    if latin && let Some(j) = t.spaces(i) {
+        out.extend(EN.iter().filter_map(|w| t.word(j, w).map(|e| (j, e))));
+    }
+    out
+}

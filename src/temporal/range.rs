@@ -1,0 +1,59 @@
+//! Ranges (spec table): `X到Y`, `X至Y`, `从X到Y`, `X~Y`, `X—Y`, `X-Y`, `from X to Y`, `X to Y`,
+//! `X through Y`, `between X and Y`, where X and Y are day, week, month, quarter or year
+//! expressions. Y may leave out what it shares with X: its year (`3月到5月`), its month
+//! (`10月1日至7日`, `March 1-7`), its week (`周一到周三`). The window is `[start(X), end(Y))`;
+//! when `end(Y) ≤ start(X)` it is no window.
+
+use super::Grain;
+use super::calendar::DateSpan;
+use super::english::lead;
+use super::hit::{Ctx, Head, Kind, Out};
+use super::text::Text;
+
+/// Chinese and symbol connectors (`–` en dash, `—` em dash; full-width `～` `－` are folded).
+const ZH: [&str; 6] = ["到", "至", "~", "-", "—", "–"];
+
+/// English connectors (`and` only after `between`).
+const EN: [&str; 5] = ["to", "through", "thru", "until", "till"];
+
+/// A Chinese/symbol connector at `i` with optional spaces around it: the index after it.
+pub(crate) fn zh_connector(t: &Text, i: usize) -> Option<usize> {
+    let j = t.opt_spaces(i)?;
+    ZH.iter().find_map(|c| t.lit(j, c)).and_then(|k| t.opt_spaces(k))
+}
+
+/// Every connector after `i` (spaces allowed around it): where Y would start.
+pub(crate) fn connectors(t: &Text, i: usize, between: bool) -> Vec<usize> {
+    let mut v: Vec<usize> = zh_connector(t, i).into_iter().collect();
+    if let Some(j) = t.spaces(i) {
+        let words: &[&str] = if between { &["and"] } else { &EN };
+        v.extend(words.iter().filter_map(|w| lead(t, j, w)));
+    }
+    v
+}
+
+/// Pushes every range starting at `i`. `singles` is the matcher for one expression.
+pub(crate) fn ranges(out: &mut Out, i: usize, cx: &Ctx, singles: fn(&mut Out, usize, &Ctx)) {
+    let t = out.t;
+    let mut starts = vec![(i, false, None)];
+    for p in ["从", "自"] {
+        starts.extend(t.lit(i, p).map(|j| (j, false, Some(Head::Word))));
+    }
+    starts.extend(lead(t, i, "from").map(|j| (j, false, Some(Head::Latin))));
+    starts.extend(lead(t, i, "between").map(|j| (j, true, Some(Head::Latin))));
+    for (j, between, prefix_head) in starts {
+        let mut xs = Out::new(t);
+        singles(&mut xs, j, cx);
+        for x in xs.hits.iter().filter(|h| h.rangeable()) {
+            let head = prefix_head.unwrap_or(x.head);
+            for k in connectors(t, x.end, between) {
+                let mut ys = Out::new(t);
+                singles(&mut ys, k, &cx.after(x));
+                for y in ys.hits.iter().filter(|h| h.rangeable()) {
+                    let span = DateSpan::new(x.span.start, y.span.end);
+                    out.push(y.end, span, Grain::Range, head, Kind::Range);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,187 @@
+//! The normalised view of a query that the matchers scan.
+//!
+//! Normalisation maps every char to exactly one char, so char offsets in the normalised text
+//! are char offsets in the original text (spans are reported on the original):
+//!
+//! * ASCII letters are lowercased (English matching is case-insensitive);
+//! * full-width ASCII (`３`, `Ｑ`, `－`, `～`) becomes half-width; the ideographic space and
+//!   no-break space become a space; `〜` becomes `~`;
+//! * the traditional characters that occur in time expressions or in the word-boundary lexicon
+//!   (`週 個 兩 禮 號 後 這 過 幾 剛 裡 …`) become their simplified forms, so one grammar serves
+//!   both scripts.
+
+use std::collections::HashMap;
+use std::sync::LazyLock;
+
+/// Traditional → simplified pairs, two chars per pair.
+const TRAD_SIMP: &str = "週周個个兩两禮礼號号後后這这過过幾几剛刚裡里來来從从時时間间輕轻紀纪鄰邻餅饼\
+    邊边圍围報报們们開开學学試试會会頭头線线飯饭點点層层級级齡龄華华鑒鉴鑑鉴貨货畫画獸兽邁迈輪轮\
+    歲岁轉转長长遊游濟济詳详蝕蚀暈晕宮宫當当現现說说證证發发聲声鮮鲜簡简闡阐標标註注嚴严隨随\
+    產产賽赛課课滯滞馬马網网橋桥車车臉脸臺台牆墙書书紙纸愛爱關关鎖锁趕赶無无資资樣样賬账帳账\
+    筆笔腳脚範范讀读繪绘話话傳传藍蓝將将親亲遠远貼贴臨临淺浅湊凑趨趋經经難难錯错勝胜闖闯鵝鹅\
+    籟籁壇坛蠍蝎蠶蚕離离義义戰战視视況况氣气節节億亿萬万樓楼見见實实處处還还覺觉歷历鐘钟曉晓\
+    陰阴陽阳寫写買买讓让價价錢钱燈灯夢梦團团場场側侧週周專专擊击倫伦涼凉鄉乡號号雜杂劃划\
+    韓韩齊齐對对幫帮條条樣样裝装換换蓋盖鋼钢題题員员業业務务際际顯显細细盤盘稿稿層层餘余\
+    禪禅麼么臉脸纔才颱台風风雲云";
+
+static TRAD: LazyLock<HashMap<char, char>> = LazyLock::new(|| {
+    let v: Vec<char> = TRAD_SIMP.chars().filter(|c| !c.is_whitespace()).collect();
+    v.chunks_exact(2).map(|p| (p[0], p[1])).collect()
+});
+
+/// Maps one char to its normalised form (see the module docs).
+pub(crate) fn normalize(c: char) -> char {
+    match c {
+        'A'..='Z' => c.to_ascii_lowercase(),
+        '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c).to_ascii_lowercase(),
+        '\u{3000}' | '\u{00A0}' => ' ',
+        '\u{301C}' => '~',
+        _ => TRAD.get(&c).copied().unwrap_or(c),
+    }
+}
+
+/// True for characters of scripts written without spaces (CJK, kana); same set as the
+/// segmenter's.
+pub(crate) fn is_cjk(c: char) -> bool {
+    crate::segment::is_cjk(c)
+}
+
+/// True for letters and digits of space-separated scripts (`a`, `7`, `é`): what makes an
+/// English word continue.
+pub(crate) fn is_latin_word(c: char) -> bool {
+    c.is_alphanumeric() && !is_cjk(c)
+}
+
+/// Most whitespace chars allowed between the words of one expression.
+pub(crate) const MAX_SPACES: usize = 3;
+
+/// The query as the matchers see it: normalised chars plus the original chars, index-aligned.
+pub(crate) struct Text {
+    norm: Vec<char>,
+    orig: Vec<char>,
+}
+
+impl Text {
+    /// Normalises `s` char by char.
+    pub(crate) fn new(s: &str) -> Self {
+        let orig: Vec<char> = s.chars().collect();
+        let norm = orig.iter().map(|&c| normalize(c)).collect();
+        Text { norm, orig }
+    }
+
+    /// Length in chars.
+    pub(crate) fn len(&self) -> usize {
+        self.norm.len()
+    }
+
+    /// Normalised char at `i`, `None` past the end.
+    pub(crate) fn at(&self, i: usize) -> Option<char> {
+        self.norm.get(i).copied()
+    }
+
+    /// Normalised char before `i`, `None` at the start.
+    pub(crate) fn before(&self, i: usize) -> Option<char> {
+        i.checked_sub(1).and_then(|j| self.at(j))
+    }
+
+    /// Original char at `i`.
+    pub(crate) fn orig_at(&self, i: usize) -> Option<char> {
+        self.orig.get(i).copied()
+    }
+
+    /// If the normalised text at `i` starts with `lit`, the index just after it.
+    pub(crate) fn lit(&self, i: usize, lit: &str) -> Option<usize> {
+        let mut j = i;
+        for c in lit.chars() {
+            if self.at(j)? != c {
+                return None;
+            }
+            j += 1;
+        }
+        Some(j)
+    }
+
+    /// True if the normalised text at `i` starts with `lit`.
+    pub(crate) fn has(&self, i: usize, lit: &str) -> bool {
+        self.lit(i, lit).is_some()
+    }
+
+    /// The English word `w` (lowercase ASCII) at `i`, ending at a word boundary: the index
+    /// after it.
+    pub(crate) fn word(&self, i: usize, w: &str) -> Option<usize> {
+        self.lit(i, w).filter(|&e| !self.at(e).is_some_and(is_latin_word))
+    }
+
+    /// One to [`MAX_SPACES`] whitespace chars at `i`: the index after them.
+    pub(crate) fn spaces(&self, i: usize) -> Option<usize> {
+        self.opt_spaces(i).filter(|&j| j > i)
+    }
+
+    /// Zero to [`MAX_SPACES`] whitespace chars at `i`: the index after them (`None` for a
+    /// longer run, so every look-ahead stays bounded).
+    pub(crate) fn opt_spaces(&self, i: usize) -> Option<usize> {
+        let mut j = i;
+        while self.at(j).is_some_and(char::is_whitespace) {
+            if j - i == MAX_SPACES {
+                return None;
+            }
+            j += 1;
+        }
+        Some(j)
+    }
+
+    /// The original text of chars `[a, b)`.
+    pub(crate) fn slice(&self, a: usize, b: usize) -> String {
+        self.orig[a.min(self.orig.len())..b.min(self.orig.len())].iter().collect()
+    }
+
+    /// The original text without chars `[a, b)`: both sides trimmed at the gap and joined by
+    /// one space if the gap had whitespace, else directly; the result trimmed.
+    pub(crate) fn without(&self, a: usize, b: usize) -> String {
+        let left = self.slice(0, a);
+        let right = self.slice(b, self.orig.len());
+        let (l, r) = (left.trim_end(), right.trim_start());
+        let gap_space = l.len() != left.len() || r.len() != right.len();
+        let sep = if gap_space && !l.is_empty() && !r.is_empty() { " " } else { "" };
+        format!("{l}{sep}{r}").trim().to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalisation_is_one_to_one_and_folds_scripts() {
+        let t = Text::new("上個禮拜ＴＯ３週");
+        assert_eq!(t.len(), 8);
+        let s: String = (0..t.len()).filter_map(|i| t.at(i)).collect();
+        assert_eq!(s, "上个礼拜to3周");
+        assert_eq!(t.slice(1, 4), "個禮拜");
+    }
+
+    #[test]
+    fn without_collapses_the_gap() {
+        assert_eq!(Text::new("前天晚上我吃了什么").without(0, 4), "我吃了什么");
+        assert_eq!(Text::new("what did I do yesterday evening").without(14, 31), "what did I do");
+        assert_eq!(Text::new("notes  last week  about rust").without(7, 16), "notes about rust");
+        assert_eq!(Text::new("我上周写的").without(1, 3), "我写的");
+    }
+
+    #[test]
+    fn traditional_table_is_aligned() {
+        // A misaligned pair would shift every later mapping; the last pairs must still hold.
+        assert_eq!(normalize('雲'), '云');
+        assert_eq!(normalize('週'), '周');
+        assert_eq!(normalize('禮'), '礼');
+        assert_eq!(normalize('鄰'), '邻');
+    }
+
+    #[test]
+    fn lit_matches_prefix_only() {
+        let t = Text::new("上上周");
+        assert_eq!(t.lit(0, "上上周"), Some(3));
+        assert_eq!(t.lit(1, "上周"), Some(3));
+        assert_eq!(t.lit(2, "周末"), None);
+    }
+}

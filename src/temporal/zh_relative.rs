@@ -1,0 +1,231 @@
+//! Chinese expressions relative to today (spec table, today = D, `mon` = Monday of D's week):
+//! day words (今天 昨天 前天 大前天 明天 后天, 今晚 昨晚 昨夜 前晚, 刚才), `N天前` / `N周前` /
+//! `N个月前` / `N年前`, week words (本周 上周 上上周 and their weekdays and weekends), bare
+//! weekdays and 周末, rolling windows (最近N天 …) and the fuzzy rows (这两天 这几天 前几天 最近 近来).
+
+use chrono::Datelike;
+
+use super::Grain;
+use super::calendar::{DateSpan, add_days};
+use super::hit::{Ctx, Head, Kind, Out, Unit};
+use super::numbers::{count, is_numeral};
+use super::text::is_cjk;
+
+/// Day words: (text, days from today, trailing chars that name the part of day).
+const DAY_WORDS: &[(&str, i64, usize)] = &[
+    ("大前天", -3, 0),
+    ("前天", -2, 0),
+    ("昨天", -1, 0),
+    ("昨日", -1, 0),
+    ("今天", 0, 0),
+    ("今日", 0, 0),
+    ("明天", 1, 0),
+    ("明日", 1, 0),
+    ("后天", 2, 0),
+    ("大后天", 3, 0),
+    ("今早", 0, 1),
+    ("今早上", 0, 2),
+    ("今晨", 0, 1),
+    ("今晚", 0, 1),
+    ("今晚上", 0, 2),
+    ("今夜", 0, 1),
+    ("昨晚", -1, 1),
+    ("昨晚上", -1, 2),
+    ("昨夜", -1, 1),
+    ("昨夜里", -1, 2),
+    ("前晚", -2, 1),
+    ("明早", 1, 1),
+    ("明晚", 1, 1),
+];
+
+/// 今天 昨天 … (with an optional part of day), 今晚 昨夜 …, 刚才 刚刚.
+pub(crate) fn day_words(out: &mut Out, i: usize, cx: &Ctx) {
+    for &(w, off, pod) in DAY_WORDS {
+        if let Some(end) = out.t.lit(i, w) {
+            if pod == 0 {
+                out.push_day(end, cx.day(off), Head::Word, Kind::Relative);
+            } else {
+                out.push_day_with_pod(end, cx.day(off), (end - pod, end), Head::Word);
+            }
+        }
+    }
+    for w in ["刚才", "刚刚"] {
+        if let Some(end) = out.t.lit(i, w) {
+            out.push(end, cx.day(0), Grain::Day, Head::Word, Kind::Relative);
+        }
+    }
+}
+
+/// Units after a count in `N…前` and `最近N…`. Months need 个 (`3月前` is "before March").
+const UNITS: &[(&str, Unit)] = &[
+    ("天", Unit::Day),
+    ("日", Unit::Day),
+    ("周", Unit::Week),
+    ("个星期", Unit::Week),
+    ("星期", Unit::Week),
+    ("个礼拜", Unit::Week),
+    ("礼拜", Unit::Week),
+    ("个月", Unit::Month),
+    ("年", Unit::Year),
+];
+
+/// `N天前` `N日前` (day D-N), `N周前` `N个星期前` (the Monday-week holding D-7N), `N个月前`
+/// (the calendar month N back), `N年前` (the calendar year N back); 前 may be 以前 / 之前.
+/// Also `几天前` (fuzzy, like 前几天).
+pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
+    let t = out.t;
+    let agos = |k: usize| ["前", "以前", "之前"].into_iter().filter_map(move |s| t.lit(k, s));
+    if let Some(k) = t.lit(i, "几天") {
+        for e in agos(k) {
+            out.push_fuzzy(e, DateSpan::offsets(cx.today, -7, 0), Grain::Range, Head::Numeric);
+        }
+        return;
+    }
+    let Some((n, j)) = count(t, i) else { return };
+    for &(u, unit) in UNITS {
+        let Some(k) = t.lit(j, u) else { continue };
+        for e in agos(k) {
+            match unit {
+                Unit::Day => out.push_day(e, cx.ago(unit, n), Head::Numeric, Kind::Relative),
+                _ => out.push(e, cx.ago(unit, n), unit.grain(), Head::Numeric, Kind::Relative),
+            }
+        }
+    }
+}
+
+/// Week words and how many weeks back they are.
+const WEEK_WORDS: &[(&str, i64)] = &[
+    ("本周", 0),
+    ("这周", 0),
+    ("这个周", 0),
+    ("这一周", 0),
+    ("本星期", 0),
+    ("这星期", 0),
+    ("这个星期", 0),
+    ("这礼拜", 0),
+    ("这个礼拜", 0),
+    ("本礼拜", 0),
+    ("上周", 1),
+    ("上个周", 1),
+    ("上一周", 1),
+    ("上星期", 1),
+    ("上个星期", 1),
+    ("上一个星期", 1),
+    ("上礼拜", 1),
+    ("上个礼拜", 1),
+    ("上上周", 2),
+    ("上上个周", 2),
+    ("上上星期", 2),
+    ("上上个星期", 2),
+    ("上上礼拜", 2),
+    ("上上个礼拜", 2),
+];
+
+/// Weekday index (0 = Monday) of the char after 周 / 星期 / 礼拜; 日 and 天 are Sunday.
+pub(crate) fn weekday_char(c: char) -> Option<u32> {
+    Some(match c {
+        '一' => 0,
+        '二' => 1,
+        '三' => 2,
+        '四' => 3,
+        '五' => 4,
+        '六' => 5,
+        '日' | '天' => 6,
+        _ => return None,
+    })
+}
+
+/// 本周 这周 … `[mon, mon+7)`, 上周 … `[mon-7, mon)`, 上上周 … `[mon-14, mon-7)`; followed by a
+/// weekday (上周三: that weekday of that week) or 末 (这周末 `[mon+5, mon+7)`, 上周末
+/// `[mon-2, mon)`).
+pub(crate) fn weeks(out: &mut Out, i: usize, cx: &Ctx) {
+    let t = out.t;
+    for &(w, back) in WEEK_WORDS {
+        let Some(j) = t.lit(i, w) else { continue };
+        let Some(mon) = add_days(cx.mon, -7 * back) else { continue };
+        out.push(j, DateSpan::offsets(mon, 0, 7), Grain::Week, Head::Word, Kind::Relative);
+        if let Some(wd) = t.at(j).and_then(weekday_char) {
+            out.push_day(j + 1, DateSpan::offsets(mon, i64::from(wd), i64::from(wd) + 1), Head::Word, Kind::Weekday);
+        }
+        if t.has(j, "末") {
+            out.push(j + 1, DateSpan::offsets(mon, 5, 7), Grain::Range, Head::Word, Kind::Relative);
+        }
+    }
+}
+
+/// Bare 周X 星期X 礼拜X: the latest such weekday on or before today; bare 周末: the latest
+/// Saturday–Sunday weekend starting on or before today, `[Sat, Mon)`.
+pub(crate) fn bare_weekday(out: &mut Out, i: usize, cx: &Ctx) {
+    let t = out.t;
+    for w in ["周", "星期", "礼拜"] {
+        if let Some(j) = t.lit(i, w)
+            && let Some(wd) = t.at(j).and_then(weekday_char)
+        {
+            out.push_day(j + 1, cx.bare_weekday(wd), Head::Headless, Kind::Weekday);
+        }
+    }
+    if let Some(j) = t.lit(i, "周末")
+        && cx.after.is_none()
+    {
+        let from_mon = if cx.today.weekday().num_days_from_monday() >= 5 { 5 } else { -2 };
+        out.push(j, DateSpan::offsets(cx.mon, from_mon, from_mon + 2), Grain::Range, Head::Headless, Kind::Relative);
+    }
+}
+
+/// Prefixes of rolling windows, and whether they take every unit (这 takes days only: 这3天).
+const ROLLING: &[(&str, bool)] = &[("最近这", false), ("最近", true), ("近", true), ("过去", true), ("这", false)];
+
+/// 最近N天 近N天 过去N天 这N天 `[D-(N-1), D+1)`; 最近N周 `[D-(7N-1), D+1)`; 最近N个月
+/// `[shift(D, -N months)+1, D+1)`; 最近N年 likewise with years. Fuzzy: 这两天 这几天 这些天
+/// `[D-2, D+1)`; 最近几天 近几天 过去几天 `[D-6, D+1)` (as 最近 alone).
+pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
+    let t = out.t;
+    for &(p, all_units) in ROLLING {
+        let Some(j) = t.lit(i, p) else { continue };
+        let these = p.ends_with('这');
+        if let Some(e) = t.lit(j, "几天") {
+            let back = if these { -2 } else { -6 };
+            out.push_fuzzy(e, DateSpan::offsets(cx.today, back, 1), Grain::Rolling, Head::Word);
+        }
+        if these && let Some(e) = t.lit(j, "两天").or_else(|| t.lit(j, "些天")) {
+            out.push_fuzzy(e, DateSpan::offsets(cx.today, -2, 1), Grain::Rolling, Head::Word);
+            continue;
+        }
+        let Some((n, k)) = count(t, j) else { continue };
+        for &(u, unit) in UNITS {
+            if let Some(e) = t.lit(k, u)
+                && (all_units || unit == Unit::Day)
+            {
+                out.push(e, cx.last_n(unit, n), Grain::Rolling, Head::Word, Kind::Relative);
+            }
+        }
+    }
+}
+
+/// How far back the "离…最近" (nearest to …) check looks, in chars.
+const NEAR_LOOKBACK: usize = 8;
+
+/// 前几天 前些天 `[D-7, D)`; 这些天 `[D-2, D+1)`; 最近 近来 alone `[D-6, D+1)` — all fuzzy.
+/// 最近 is "recently" only when no count follows (最近一次 is "the most recent time") and no
+/// 离/距 precedes it in the same clause (离公司最近的 is "nearest to the office").
+pub(crate) fn fuzzy(out: &mut Out, i: usize, cx: &Ctx) {
+    let t = out.t;
+    for w in ["前几天", "前些天"] {
+        if let Some(e) = t.lit(i, w) {
+            out.push_fuzzy(e, DateSpan::offsets(cx.today, -7, 0), Grain::Range, Head::Word);
+        }
+    }
+    if let Some(e) = t.lit(i, "近来") {
+        out.push_fuzzy(e, DateSpan::offsets(cx.today, -6, 1), Grain::Rolling, Head::Word);
+    }
+    if let Some(e) = t.lit(i, "最近") {
+        let counted = t.at(e).is_some_and(|c| is_numeral(c) || "几些个".contains(c));
+        let near = (1..=NEAR_LOOKBACK.min(i))
+            .map(|k| t.at(i - k).unwrap_or(' '))
+            .take_while(|&c| is_cjk(c))
+            .any(|c| c == '离' || c == '距');
+        if !counted && !near {
+            out.push_fuzzy(e, DateSpan::offsets(cx.today, -6, 1), Grain::Rolling, Head::Word);
+        }
+    }
+}
