@@ -99,6 +99,29 @@ pub enum Cmd {
     },
     /// Compare the index with the files and report differences (changes nothing).
     Check,
+    /// Time-gated retrieval: a time expression in the query becomes a window applied before
+    /// BM25 ranking ("上周 约定", "前天晚上我吃了什么", "last week rust").
+    Retrieve {
+        /// The query, with or without a time expression.
+        query: String,
+        /// Explicit window start (local date YYYY-MM-DD); skips time parsing. Needs --to.
+        #[arg(long, requires = "to")]
+        from: Option<String>,
+        /// Explicit window end (local date, inclusive). Needs --from.
+        #[arg(long, requires = "from")]
+        to: Option<String>,
+        /// 1–50, default 10.
+        #[arg(long)]
+        limit: Option<i64>,
+        /// Show the window, the FTS5 query and per-hit score parts.
+        #[arg(long)]
+        explain: bool,
+    },
+    /// Parse a time expression into a window (no data root needed).
+    TimeWindow {
+        /// Text with a time expression, e.g. "上周三" or "last week".
+        text: String,
+    },
     /// Import an archive: daily notes (Obsidian, OpenClaw, plain YYYY-MM-DD.md), a Logseq
     /// graph, or another dsh-memory-layers data root. Idempotent.
     Import {
@@ -203,8 +226,13 @@ fn open(cli: &Cli) -> Result<Memory> {
 
 fn run(cli: Cli) -> Result<String> {
     let compact = cli.json;
-    if let Some(n) = &cli.now {
-        parse_now(n)?;
+    let pinned = cli.now.as_deref().map(parse_now).transpose()?;
+    if let Cmd::TimeWindow { text } = &cli.cmd {
+        let config = load_config(&cli)?;
+        #[allow(clippy::disallowed_methods)] // the CLI edge reads the clock when --now is absent
+        let now = pinned.unwrap_or_else(Utc::now);
+        let p = crate::temporal::parse(text, now, config.timezone);
+        return render(&serde_json::json!({ "window": p.window, "rest": p.rest }), compact);
     }
     let mem = open(&cli)?;
     match &cli.cmd {
@@ -227,6 +255,24 @@ fn run(cli: Cli) -> Result<String> {
             render(&rep, compact)
         }
         Cmd::Check => render(&mem.check()?, compact),
+        Cmd::Retrieve { query, from, to, limit, explain } => {
+            let time_range = match (from, to) {
+                (Some(f), Some(t)) => Some(crate::retrieve::TimeRange::Dates {
+                    from: crate::query::parse_date("from", f)?,
+                    to: crate::query::parse_date("to", t)?,
+                }),
+                _ => None,
+            };
+            let args = crate::retrieve::RetrieveArgs {
+                query: query.clone(),
+                time_range,
+                tz: None,
+                limit: *limit,
+                explain: *explain,
+            };
+            render(&mem.retrieve(&args)?, compact)
+        }
+        Cmd::TimeWindow { .. } => unreachable!("handled before opening the data root"),
         Cmd::Import { path, format } => {
             let format = format.as_deref().map(str::parse::<crate::import::Format>).transpose()?;
             let bar = indicatif::ProgressBar::new(0);

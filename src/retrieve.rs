@@ -202,14 +202,16 @@ struct Gate {
 }
 
 impl Memory {
-    fn gate(&self, w: &TimeWindow, from: NaiveDate, to_excl: NaiveDate, tz: Tz) -> Gate {
+    /// The gate for instants `[start, end)` covering local dates `[from, to_excl)` in `tz`:
+    /// a pure rowid range when those are local midnights of the zone partitioning the files,
+    /// else the covering days' rowid range plus an exact UTC filter.
+    fn gate(&self, start: DateTime<Utc>, end: DateTime<Utc>, from: NaiveDate, to_excl: NaiveDate) -> Gate {
         let cfg = self.tz();
-        let aligned = tz == cfg && local_midnight(from, cfg) == w.start && local_midnight(to_excl, cfg) == w.end;
-        if aligned {
+        if local_midnight(from, cfg) == start && local_midnight(to_excl, cfg) == end {
             return Gate { range: id_range(from, to_excl - Duration::days(1)), ts: None };
         }
-        let (a, b) = (local_date(w.start, cfg), local_date(w.end - Duration::nanoseconds(1), cfg));
-        Gate { range: id_range(a, b), ts: Some((w.start, w.end)) }
+        let (a, b) = (local_date(start, cfg), local_date(end - Duration::nanoseconds(1), cfg));
+        Gate { range: id_range(a, b), ts: Some((start, end)) }
     }
 
     /// Time-gated retrieval (module docs). Errors: `limit` outside 1–50, an invalid explicit
@@ -251,10 +253,9 @@ impl Memory {
         let mut to_excl = w.end_date;
         let mut widened = None;
         loop {
-            let gate = self.gate(&w, from, to_excl, tz);
-            let gate = match (&widened, gate.ts) {
-                (Some(_), Some(_)) => Gate { ts: Some((local_midnight(from, tz), local_midnight(to_excl, tz))), ..gate },
-                _ => gate,
+            let gate = match widened {
+                None => self.gate(w.start, w.end, from, to_excl),
+                Some(_) => self.gate(local_midnight(from, tz), local_midnight(to_excl, tz), from, to_excl),
             };
             let candidates = self.count_in_gate(gate)?;
             let (hits, matched, fts, sql, strategy) = match &oq {
@@ -303,7 +304,8 @@ impl Memory {
         matched: i64,
         explain: impl FnOnce() -> Explain,
     ) -> RetrieveResult {
-        let explain = args.explain.then(|| Explain { hits: hits.iter().map(|(_, p)| p.clone()).collect(), ..explain() });
+        let explain =
+            args.explain.then(|| Explain { hits: hits.iter().map(|(_, p)| p.clone()).collect(), ..explain() });
         let items: Vec<Item> = hits.into_iter().map(|(i, _)| i).collect();
         self.record_hits(&items);
         RetrieveResult { query: args.query.clone(), matched, returned: items.len(), items, explain }
@@ -312,9 +314,11 @@ impl Memory {
     fn count_in_gate(&self, g: Gate) -> Result<i64> {
         let c = self.conn()?;
         Ok(match g.ts {
-            None => c.query_row("SELECT count(*) FROM entries WHERE id BETWEEN ?1 AND ?2", params![g.range.0, g.range.1], |r| {
-                r.get(0)
-            })?,
+            None => c.query_row(
+                "SELECT count(*) FROM entries WHERE id BETWEEN ?1 AND ?2",
+                params![g.range.0, g.range.1],
+                |r| r.get(0),
+            )?,
             Some((a, b)) => c.query_row(
                 "SELECT count(*) FROM entries WHERE id BETWEEN ?1 AND ?2 AND ts >= ?3 AND ts < ?4",
                 params![g.range.0, g.range.1, crate::entry::format_ts(a), crate::entry::format_ts(b)],
@@ -327,7 +331,9 @@ impl Memory {
         let c = self.conn()?;
         let mut st = c.prepare_cached(window_sql(g.ts.is_some()))?;
         let rows = match g.ts {
-            None => st.query_map(params![g.range.0, g.range.1, limit as i64], item_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?,
+            None => st
+                .query_map(params![g.range.0, g.range.1, limit as i64], item_from_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?,
             Some((a, b)) => st
                 .query_map(
                     params![g.range.0, g.range.1, limit as i64, crate::entry::format_ts(a), crate::entry::format_ts(b)],
@@ -357,10 +363,16 @@ impl Memory {
                 let (a, b) = (crate::entry::format_ts(a), crate::entry::format_ts(b));
                 let kept: Vec<_> = hits.into_iter().filter(|(i, _)| i.ts >= a && i.ts < b).collect();
                 let matched = kept.len() as i64;
-                Ok((kept.into_iter().take(limit).map(|(mut i, p)| {
-                    i.score = Some(round4(p.score));
-                    (i, p)
-                }).collect(), matched))
+                Ok((
+                    kept.into_iter()
+                        .take(limit)
+                        .map(|(mut i, p)| {
+                            i.score = Some(round4(p.score));
+                            (i, p)
+                        })
+                        .collect(),
+                    matched,
+                ))
             }
         }
     }
