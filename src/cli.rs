@@ -122,6 +122,13 @@ pub enum Cmd {
         /// Text with a time expression, e.g. "上周三" or "last week".
         text: String,
     },
+    /// The main job on the bundled example archive: import it into a fresh data root and ask
+    /// it time questions, with and without the time gate.
+    Demo {
+        /// The example archive (default examples/archive).
+        #[arg(long)]
+        archive: Option<PathBuf>,
+    },
     /// Import an archive: daily notes (Obsidian, OpenClaw, plain YYYY-MM-DD.md), a Logseq
     /// graph, or another dsh-memory-layers data root. Idempotent.
     Import {
@@ -234,6 +241,17 @@ fn run(cli: Cli) -> Result<String> {
         let p = crate::temporal::parse(text, now, config.timezone);
         return render(&serde_json::json!({ "window": p.window, "rest": p.rest }), compact);
     }
+    if let Cmd::Demo { archive } = &cli.cmd {
+        let mut config = load_config(&cli)?;
+        if cli.tz.is_none() {
+            config.timezone = chrono_tz::Asia::Shanghai;
+        }
+        let root = match &cli.data_root {
+            Some(d) => d.clone(),
+            None => std::env::temp_dir().join(format!("memlayers-demo-{}", std::process::id())),
+        };
+        return crate::demo::run(&crate::demo::find_archive(archive.as_deref())?, &root, config);
+    }
     let mem = open(&cli)?;
     match &cli.cmd {
         Cmd::Write { text, tag, important, source } => {
@@ -272,7 +290,7 @@ fn run(cli: Cli) -> Result<String> {
             };
             render(&mem.retrieve(&args)?, compact)
         }
-        Cmd::TimeWindow { .. } => unreachable!("handled before opening the data root"),
+        Cmd::TimeWindow { .. } | Cmd::Demo { .. } => unreachable!("handled before opening the data root"),
         Cmd::Import { path, format } => {
             let format = format.as_deref().map(str::parse::<crate::import::Format>).transpose()?;
             let bar = indicatif::ProgressBar::new(0);

@@ -19,6 +19,7 @@ pub mod cli;
 pub mod cold;
 pub mod config;
 pub mod db;
+pub mod demo;
 pub mod entry;
 pub mod error;
 pub mod hot;

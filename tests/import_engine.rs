@@ -42,12 +42,19 @@ fn chinese_archive_imports_once_and_answers_time_questions() {
     assert_eq!((again.entries_added, again.entries_already_present), (0, first.entries_found));
     // 06-28 keeps its 3 entries (source lines 10, 12, 15), each traced to its line.
     let day = m.by_date("2022-06-28", "2022-06-28", None).unwrap();
-    let mut lines: Vec<(String, String)> =
-        day.items.iter().map(|i| (i.source.as_ref().unwrap().conv.clone(), i.source.as_ref().unwrap().seq.clone())).collect();
+    let mut lines: Vec<(String, String)> = day
+        .items
+        .iter()
+        .map(|i| (i.source.as_ref().unwrap().conv.clone(), i.source.as_ref().unwrap().seq.clone()))
+        .collect();
     lines.sort();
     assert_eq!(
         lines,
-        [("import:06/2022-06-28.md".into(), "10".into()), ("import:06/2022-06-28.md".into(), "12".into()), ("import:06/2022-06-28.md".into(), "15".into())]
+        [
+            ("import:06/2022-06-28.md".into(), "10".into()),
+            ("import:06/2022-06-28.md".into(), "12".into()),
+            ("import:06/2022-06-28.md".into(), "15".into())
+        ]
     );
     // 07-21 line 19 "22:30 准时睡觉" keeps its written time: 22:30 in Shanghai = 14:30Z.
     let r = m.by_date("2022-07-21", "2022-07-21", Some(50)).unwrap();
