@@ -50,6 +50,9 @@ impl Memory {
         format: Option<Format>,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<ImportReport> {
+        if !path.is_dir() {
+            return Err(Error::bad("path", format!("{} is not an existing folder", path.display())));
+        }
         let format = format.unwrap_or_else(|| Format::detect(path));
         let canon = path.canonicalize().map_err(|e| Error::io(path, e))?;
         let root = self.root().canonicalize().map_err(|e| Error::io(self.root(), e))?;

@@ -1,0 +1,85 @@
+//! The command line: exit codes (0 ok, 2 bad input, 1 internal), JSON output with the plugin's
+//! field names, config warnings, and the demo on the bundled archive.
+
+use std::process::{Command, Output};
+
+fn ml(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_memlayers")).args(args).output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+#[test]
+fn write_then_recall_through_the_cli() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let common = ["--data-root", root, "--tz", "Asia/Shanghai", "--now", "2026-10-21T03:10:00Z", "--json"];
+    let out = ml(&[&common[..], &["write", "录了《晴天》的翻唱", "--tag", "翻唱", "--source", r#"{"conv":"private:1","seq":9}"#]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["date"], "2026-10-21");
+    assert_eq!(v["ts"], "2026-10-21T03:10:00.000Z");
+    assert_eq!(v["source"], serde_json::json!({"conv": "private:1", "seq": 9}));
+    let out = ml(&[&common[..], &["recall", "翻唱"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!((v["matched"].as_i64(), v["returned"].as_i64(), v["mode"].as_str()), (Some(1), Some(1), Some("and")));
+    assert_eq!(v["items"][0]["content"], "录了《晴天》的翻唱");
+    assert_eq!(text(&out.stdout).lines().count(), 1, "--json is one line");
+    let out = ml(&[&common[..], &["time-window", "上周三"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    // Now = Wed 2026-10-21 11:10 in Shanghai; last week's Wednesday = 2026-10-14.
+    assert_eq!(v["window"]["startDate"], "2026-10-14");
+    assert_eq!(v["window"]["endDate"], "2026-10-15");
+    assert_eq!(v["window"]["start"], "2026-10-13T16:00:00Z");
+}
+
+#[test]
+fn bad_input_exits_2_and_names_the_field() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    for (args, needle) in [
+        (vec!["by-date", "2026-10-02", "2026-10-01"], "invalid from"),
+        (vec!["recall", "x", "--limit", "99"], "invalid limit"),
+        (vec!["recall", "x", "--mode", "xor"], "invalid mode"),
+        (vec!["write", " "], "invalid text"),
+        (vec!["write", "x", "--source", "{bad"], "invalid source"),
+        (vec!["--tz", "Mars/Base", "recent"], "invalid tz"),
+        (vec!["--now", "yesterday", "recent"], "invalid now"),
+        (vec!["import", "/definitely/not/here"], "/definitely/not/here"),
+        (vec!["nonsense"], "unrecognized subcommand"),
+    ] {
+        let out = ml(&[&["--data-root", root][..], &args].concat());
+        let err = text(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn bad_config_values_fall_back_with_a_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("config.json");
+    std::fs::write(&cfg, r#"{"hotLimit": 5, "timezone": "Asia/Shanghai"}"#).unwrap();
+    let root = dir.path().join("root");
+    let out = ml(&["--data-root", root.to_str().unwrap(), "--config", cfg.to_str().unwrap(), "recent"]);
+    assert!(out.status.success());
+    assert!(text(&out.stderr).contains("hotLimit: 5 is not an integer in 100–20000; using the default 600"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn demo_runs_on_the_bundled_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("demo");
+    let out = ml(&["--data-root", root.to_str().unwrap(), "demo"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let s = text(&out.stdout);
+    // 457 entries over 113 days (examples/README.md); last week's three agreements come first.
+    assert!(s.starts_with("Imported 457 entries over 113 days"), "{s}");
+    assert!(s.contains("window 2026-11-16 … 2026-11-22 (Week), matched \"上周\""), "{s}");
+    assert!(s.contains("2026-11-27  [饮食] 晚饭吃了火锅"), "{s}");
+    // A second run into the same (now non-empty) folder is refused.
+    let again = ml(&["--data-root", root.to_str().unwrap(), "demo"]);
+    assert_eq!(again.status.code(), Some(2));
+}
