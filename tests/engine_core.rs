@@ -276,3 +276,41 @@ fn window_queries_use_indexes_not_scans() {
     assert!(t.contains("SEARCH e USING INDEX entries_tag (tag_key=?)"), "{t}");
     assert!(!t.contains("TEMP B-TREE"), "by_tag must walk the index in ts order: {t}");
 }
+
+#[test]
+fn tokenizer_version_change_forces_a_rebuild() {
+    let dir = fixture_root();
+    drop(open_at(dir.path(), "2026-10-22T00:00:00Z"));
+    let c = rusqlite::Connection::open(dir.path().join("index.sqlite3")).unwrap();
+    // Pretend an older segmenter built this index, and poison its FTS rows.
+    c.execute("UPDATE meta SET value = '0' WHERE key = 'tokenizer_version'", []).unwrap();
+    c.execute("INSERT INTO entries_fts(entries_fts) VALUES('delete-all')", []).unwrap();
+    drop(c);
+    let m = open_at(dir.path(), "2026-10-22T00:00:00Z");
+    assert_eq!(m.open_report().files_mirrored, 3);
+    assert_eq!(recall_contents(&m, "牛肉面", None), ["午饭吃了牛肉面"]);
+}
+
+#[test]
+fn a_garbage_or_truncated_index_is_rebuilt_with_a_warning() {
+    for garbage in [&b"this is not a database at all"[..], &[0u8; 0][..]] {
+        let dir = fixture_root();
+        drop(open_at(dir.path(), "2026-10-22T00:00:00Z"));
+        for f in ["index.sqlite3-wal", "index.sqlite3-shm"] {
+            let _ = std::fs::remove_file(dir.path().join(f));
+        }
+        let db = dir.path().join("index.sqlite3");
+        if garbage.is_empty() {
+            // Truncate to the first page: the header survives, the tables do not.
+            let bytes = std::fs::read(&db).unwrap();
+            std::fs::write(&db, &bytes[..4096.min(bytes.len())]).unwrap();
+        } else {
+            std::fs::write(&db, garbage).unwrap();
+        }
+        let m = open_at(dir.path(), "2026-10-22T00:00:00Z");
+        assert_eq!(m.warnings().len(), 1, "{:?}", m.warnings());
+        assert!(m.warnings()[0].contains("rebuilt from the files"));
+        assert_eq!(recall_contents(&m, "牛肉面", None), ["午饭吃了牛肉面"]);
+        assert!(m.check().unwrap().clean);
+    }
+}
