@@ -101,6 +101,12 @@ pub struct Explain {
     pub fts_query: Option<String>,
     /// The SQL run.
     pub sql: String,
+    /// The inclusive rowid range bound to the SQL (`?3`/`?4`): the window's local dates as
+    /// entry ids, `(day_number << 20) | ordinal`.
+    pub rowid_range: Option<(i64, i64)>,
+    /// The exact UTC filter added when the window's edges are not local midnights of the zone
+    /// that partitions the files.
+    pub utc_filter: Option<(DateTime<Utc>, DateTime<Utc>)>,
     /// Score parts of every hit, best first.
     pub hits: Vec<ScoreParts>,
 }
@@ -244,6 +250,8 @@ impl Memory {
                 candidates_in_window: None,
                 fts_query: Some(q.fts()),
                 sql: crate::search::ranked_sql(false),
+                rowid_range: None,
+                utc_filter: None,
                 hits: vec![],
             }));
         };
@@ -292,6 +300,8 @@ impl Memory {
                 candidates_in_window: Some(candidates),
                 fts_query: fts,
                 sql,
+                rowid_range: Some(gate.range),
+                utc_filter: gate.ts,
                 hits: vec![],
             }));
         }
