@@ -101,6 +101,21 @@ impl Text {
         Some(j)
     }
 
+    /// True if the char at `i` is one of `set` (the cheap first-char guard of a matcher).
+    pub(crate) fn starts_any(&self, i: usize, set: &str) -> bool {
+        self.at(i).is_some_and(|c| set.chars().any(|x| x == c))
+    }
+
+    /// True if the char at `i` is an ASCII letter or digit (first char of any English form).
+    pub(crate) fn starts_ascii(&self, i: usize) -> bool {
+        self.at(i).is_some_and(|c| c.is_ascii_alphanumeric())
+    }
+
+    /// True if the char at `i` writes part of a number (see [`super::numbers::is_numeral`]).
+    pub(crate) fn starts_numeral(&self, i: usize) -> bool {
+        self.at(i).is_some_and(super::numbers::is_numeral)
+    }
+
     /// True if the normalised text at `i` starts with `lit`.
     pub(crate) fn has(&self, i: usize, lit: &str) -> bool {
         self.lit(i, lit).is_some()
