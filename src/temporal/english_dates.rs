@@ -3,8 +3,10 @@
 //! of March|last month`, `early|late 2025` (年初 / 年底), `the first quarter [of 2025]`, `the
 //! first half of 2025`, `in 2025`. A form without a year is past-preferring.
 //!
-//! `may` and `march` are also a modal and a verb: written in lowercase they count as months
-//! only after `in`/`on`/`during`/`early`/`mid`/`late`/`of` or with an ordinal day (`5th march`).
+//! `may` and `march` are also a modal and a verb (`May I ask`, `we march on`): alone they count
+//! as months only after `in`/`during`/`on`/`early`/`mid`/`late`; with a day or year they also
+//! count when capitalised (`May 5`, `March 2025`) or, day first, after `of` or an ordinal
+//! (`5th march`).
 
 use chrono::Datelike;
 
@@ -48,8 +50,10 @@ struct MonthName {
     month: u32,
     end: usize,
     abbrev: bool,
-    /// `may` / `march` written in lowercase: only a month in a clear context.
+    /// `may` / `march`: also a modal and a verb.
     ambiguous: bool,
+    /// Written with a lowercase first letter.
+    lowercase: bool,
 }
 
 fn month_name(t: &Text, i: usize) -> Option<MonthName> {
@@ -58,8 +62,9 @@ fn month_name(t: &Text, i: usize) -> Option<MonthName> {
         if abbrev && t.at(end) == Some('.') {
             end += 1;
         }
-        let ambiguous = matches!(w, "may" | "march") && t.orig_at(i).is_some_and(char::is_lowercase);
-        Some(MonthName { month, end, abbrev, ambiguous })
+        let ambiguous = matches!(w, "may" | "march");
+        let lowercase = t.orig_at(i).is_some_and(char::is_lowercase);
+        Some(MonthName { month, end, abbrev, ambiguous, lowercase })
     })
 }
 
@@ -102,10 +107,10 @@ pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
     starts.extend(["in", "during", "on"].iter().filter_map(|w| lead(t, i, w).map(|j| (j, true))));
     for (j, led) in starts {
         let Some(mn) = month_name(t, j) else { continue };
-        if mn.ambiguous && !led {
+        let (m, e) = (mn.month, mn.end);
+        if mn.ambiguous && !led && mn.lowercase {
             continue;
         }
-        let (m, e) = (mn.month, mn.end);
         if let Some((d, f, _)) = t.spaces(e).and_then(|k| day_num(t, k)) {
             let f2 = if t.at(f) == Some(',') { f + 1 } else { f };
             if let Some((y, g)) = year_after(t, f2) {
@@ -119,7 +124,7 @@ pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
         for (y, g) in relative_year_after(t, e, cx) {
             out.push(g, DateSpan::month(y, m), Grain::Month, Head::Latin, Kind::Month);
         }
-        if !mn.abbrev {
+        if !mn.abbrev && (led || !mn.ambiguous) {
             out.push(e, cx.yearless(|y| DateSpan::month(y, m)), Grain::Month, Head::Latin, Kind::Month);
         }
     }
@@ -132,7 +137,7 @@ pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
         let Some(g) = t.spaces(f) else { continue };
         let (g, of) = lead(t, g, "of").map_or((g, false), |g2| (g2, true));
         let Some(mn) = month_name(t, g) else { continue };
-        if mn.ambiguous && !of && !ord {
+        if mn.ambiguous && mn.lowercase && !of && !ord {
             continue;
         }
         if let Some((y, h)) = year_after(t, mn.end) {
