@@ -220,7 +220,7 @@ pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
 /// How far back the "离…最近" (nearest to …) check looks, in chars.
 const NEAR_LOOKBACK: usize = 8;
 
-/// 前几天 前些天 `[D-7, D)`; 这些天 `[D-2, D+1)`; 最近 近来 alone `[D-6, D+1)` — all fuzzy.
+/// 前几天 前些天 `[D-7, D)`; 最近 近来 alone `[D-6, D+1)` — all fuzzy (这些天 is with the rolling forms).
 /// 最近 is "recently" only when no count follows (最近一次 is "the most recent time") and no
 /// 离/距 precedes it in the same clause (离公司最近的 is "nearest to the office").
 pub(crate) fn fuzzy(out: &mut Out, i: usize, cx: &Ctx) {
