@@ -3,8 +3,10 @@
 //! of March|last month`, `early|late 2025` (年初 / 年底), `the first quarter [of 2025]`, `the
 //! first half of 2025`, `in 2025`. A form without a year is past-preferring.
 //!
-//! `may` and `march` are also a modal and a verb: written in lowercase they count as months
-//! only after `in`/`on`/`during`/`early`/`mid`/`late`/`of` or with an ordinal day (`5th march`).
+//! `may` and `march` are also a modal and a verb (`May I ask`, `we march on`): alone they count
+//! as months only after `in`/`during`/`on`/`early`/`mid`/`late`; with a day or year they also
+//! count when capitalised (`May 5`, `March 2025`) or, day first, after `of` or an ordinal
+//! (`5th march`).
 
 use chrono::Datelike;
 
@@ -48,8 +50,10 @@ struct MonthName {
     month: u32,
     end: usize,
     abbrev: bool,
-    /// `may` / `march` written in lowercase: only a month in a clear context.
+    /// `may` / `march`: also a modal and a verb.
     ambiguous: bool,
+    /// Written with a lowercase first letter.
+    lowercase: bool,
 }
 
 fn month_name(t: &Text, i: usize) -> Option<MonthName> {
@@ -58,8 +62,9 @@ fn month_name(t: &Text, i: usize) -> Option<MonthName> {
         if abbrev && t.at(end) == Some('.') {
             end += 1;
         }
-        let ambiguous = matches!(w, "may" | "march") && t.orig_at(i).is_some_and(char::is_lowercase);
-        Some(MonthName { month, end, abbrev, ambiguous })
+        let ambiguous = matches!(w, "may" | "march");
+        let lowercase = t.orig_at(i).is_some_and(char::is_lowercase);
+        Some(MonthName { month, end, abbrev, ambiguous, lowercase })
     })
 }
 
@@ -94,15 +99,18 @@ fn relative_year_after(t: &Text, i: usize, cx: &Ctx) -> Vec<(i32, usize)> {
 
 /// Months and days named with a month name.
 pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
+    if !(out.t.starts_ascii(i)) {
+        return;
+    }
     let t = out.t;
     let mut starts = vec![(i, false)];
     starts.extend(["in", "during", "on"].iter().filter_map(|w| lead(t, i, w).map(|j| (j, true))));
     for (j, led) in starts {
         let Some(mn) = month_name(t, j) else { continue };
-        if mn.ambiguous && !led {
+        let (m, e) = (mn.month, mn.end);
+        if mn.ambiguous && !led && mn.lowercase {
             continue;
         }
-        let (m, e) = (mn.month, mn.end);
         if let Some((d, f, _)) = t.spaces(e).and_then(|k| day_num(t, k)) {
             let f2 = if t.at(f) == Some(',') { f + 1 } else { f };
             if let Some((y, g)) = year_after(t, f2) {
@@ -116,7 +124,7 @@ pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
         for (y, g) in relative_year_after(t, e, cx) {
             out.push(g, DateSpan::month(y, m), Grain::Month, Head::Latin, Kind::Month);
         }
-        if !mn.abbrev {
+        if !mn.abbrev && (led || !mn.ambiguous) {
             out.push(e, cx.yearless(|y| DateSpan::month(y, m)), Grain::Month, Head::Latin, Kind::Month);
         }
     }
@@ -129,7 +137,7 @@ pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
         let Some(g) = t.spaces(f) else { continue };
         let (g, of) = lead(t, g, "of").map_or((g, false), |g2| (g2, true));
         let Some(mn) = month_name(t, g) else { continue };
-        if mn.ambiguous && !of && !ord {
+        if mn.ambiguous && mn.lowercase && !of && !ord {
             continue;
         }
         if let Some((y, h)) = year_after(t, mn.end) {
@@ -142,6 +150,9 @@ pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
 /// `early|mid|late <month> [year]`, `early|mid|late this|last month`, `the end|beginning|start
 /// of …` (late / early), `early|late <year>|this year|last year` (年初 / 年底).
 pub(crate) fn parts(out: &mut Out, i: usize, cx: &Ctx) {
+    if !(out.t.starts_ascii(i)) {
+        return;
+    }
     let t = out.t;
     let mut leads: Vec<(usize, Third)> = Vec::new();
     for (w, part) in [("early", Third::Early), ("mid", Third::Mid), ("late", Third::Late)] {
@@ -200,6 +211,9 @@ pub(crate) fn parts(out: &mut Out, i: usize, cx: &Ctx) {
 /// `[the] first|second|third|fourth quarter [of 2025|of last year|of this year]`, `[the]
 /// first|second half of 2025|last year|this year|the year`, `in|during 2025`.
 pub(crate) fn quarters_halves_years(out: &mut Out, i: usize, cx: &Ctx) {
+    if !(out.t.starts_ascii(i)) {
+        return;
+    }
     let t = out.t;
     for j in [Some(i), lead(t, i, "the")].into_iter().flatten() {
         for (w, q) in [("first", 1), ("second", 2), ("third", 3), ("fourth", 4)] {
@@ -241,6 +255,9 @@ fn of_year(t: &Text, k: usize, cx: &Ctx) -> Vec<(i32, usize)> {
 /// Only as a range end after a date: a bare day of that date's month (`March 1-7`,
 /// `March 1 to 7th`).
 pub(crate) fn range_end_day(out: &mut Out, i: usize, cx: &Ctx) {
+    if !(out.t.starts_ascii(i)) {
+        return;
+    }
     if cx.after.is_none() {
         return;
     }

@@ -86,7 +86,7 @@ const RELATIONAL_NEXT: [&str; 12] =
 const MID_ALLOW: &str = "的我你他她它咱到至和跟与时要在有是就都也还又去来做";
 
 /// English words that make the next expression something other than a past window.
-const EN_BLOCK: [&str; 18] = [
+const EN_BLOCK: [&str; 20] = [
     "every",
     "each",
     "per",
@@ -105,6 +105,8 @@ const EN_BLOCK: [&str; 18] = [
     "to",
     "through",
     "thru",
+    "between",
+    "and",
 ];
 
 /// True if the hit starting at `start` stands at word boundaries on both sides.
@@ -168,7 +170,18 @@ fn right_ok(t: &Text, h: &Hit) -> bool {
     {
         return false;
     }
+    // An English date followed by a year it did not take (`Jan 1 and Jan 5, 2025`).
+    if h.head == Head::Latin && last.is_ascii_alphanumeric() && unread_year(t, end) {
+        return false;
+    }
     true
+}
+
+/// `,` and/or spaces, then exactly four digits: a year that belongs to the expression before.
+fn unread_year(t: &Text, end: usize) -> bool {
+    let j = if t.at(end) == Some(',') { end + 1 } else { end };
+    let Some(k) = t.opt_spaces(j).filter(|&k| k > end) else { return false };
+    (0..4).all(|d| t.at(k + d).is_some_and(|c| c.is_ascii_digit())) && !t.at(k + 4).is_some_and(is_latin_word)
 }
 
 /// After 年/月: a number followed by 月/日/号 that the grammar did not read (an impossible or

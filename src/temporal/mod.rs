@@ -137,11 +137,12 @@ pub struct ParseResult {
 }
 
 /// Parses the first time expression in `text` (see the module docs) relative to `now` in `tz`.
-/// Never fails and never panics: anything it cannot read is "no time intent".
+/// Never fails and never panics: anything it cannot read is "no time intent", and so is every
+/// query when the local date of `now` lies outside the years 1–9999.
 pub fn parse(text: &str, now: DateTime<Utc>, tz: Tz) -> ParseResult {
     let t = text::Text::new(text);
-    let today = crate::layout::local_date(now, tz);
-    let Some((start, hit)) = scan::find(&t, today) else {
+    let found = local_today(now, tz).and_then(|today| scan::find(&t, today));
+    let Some((start, hit)) = found else {
         return ParseResult { window: None, rest: text.to_string() };
     };
     let mut w = window::build(hit.span, tz, hit.grain, hit.fuzzy);
@@ -149,4 +150,13 @@ pub fn parse(text: &str, now: DateTime<Utc>, tz: Tz) -> ParseResult {
     w.spans = vec![(start, hit.end)];
     w.matched = t.slice(start, hit.end);
     ParseResult { rest: t.without(start, hit.end), window: Some(w) }
+}
+
+/// The local date of `now` in `tz` (as [`crate::layout::local_date`]), computed with checked
+/// arithmetic so that instants at chrono's limits cannot panic; `None` outside years 1–9999.
+fn local_today(now: DateTime<Utc>, tz: Tz) -> Option<NaiveDate> {
+    use chrono::{Datelike, Offset, TimeZone};
+    let offset = tz.offset_from_utc_datetime(&now.naive_utc()).fix();
+    let day = now.naive_utc().checked_add_offset(offset)?.date();
+    (1..=9999).contains(&day.year()).then_some(day)
 }

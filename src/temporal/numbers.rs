@@ -36,7 +36,27 @@ fn zh_digit(c: char, liang: bool) -> Option<u32> {
 /// (including `十 百 千 万 亿` and the vague `几`). Used by the boundary rules: a time
 /// expression never starts right after one.
 pub(crate) fn is_numeral(c: char) -> bool {
-    c.is_ascii_digit() || "零〇一二两三四五六七八九十百千万亿几".contains(c)
+    c.is_ascii_digit()
+        || matches!(
+            c,
+            '零' | '〇'
+                | '一'
+                | '二'
+                | '两'
+                | '三'
+                | '四'
+                | '五'
+                | '六'
+                | '七'
+                | '八'
+                | '九'
+                | '十'
+                | '百'
+                | '千'
+                | '万'
+                | '亿'
+                | '几'
+        )
 }
 
 /// Reads up to `max` ASCII digits at `i`. Returns (value, end); `None` when there is no digit
@@ -96,20 +116,20 @@ fn zh_run_value(r: &[char]) -> Option<u32> {
 
 /// Reads a Chinese cardinal at `i` (the whole run of numeral chars must be one number).
 pub(crate) fn zh_cardinal(t: &Text, i: usize) -> Option<(u32, usize)> {
-    let is_run = |c: char| "零〇一二两三四五六七八九十百".contains(c);
-    let mut run = Vec::new();
-    let mut j = i;
-    while let Some(c) = t.at(j).filter(|&c| is_run(c)) {
-        if run.len() == MAX_ZH_RUN {
+    let is_run = |c: char| zh_digit(c, true).is_some() || matches!(c, '十' | '百');
+    let mut run = ['\0'; MAX_ZH_RUN];
+    let mut n = 0;
+    while let Some(c) = t.at(i + n).filter(|&c| is_run(c)) {
+        if n == MAX_ZH_RUN {
             return None;
         }
-        run.push(c);
-        j += 1;
+        run[n] = c;
+        n += 1;
     }
-    if run.is_empty() || t.at(j).is_some_and(|c| "千万亿几".contains(c)) {
+    if n == 0 || t.at(i + n).is_some_and(|c| matches!(c, '千' | '万' | '亿' | '几')) {
         return None;
     }
-    Some((zh_run_value(&run)?, j))
+    Some((zh_run_value(&run[..n])?, i + n))
 }
 
 /// Reads a number at `i`, Arabic or Chinese, with no range check. Arabic runs of more than four

@@ -7,7 +7,7 @@
 use super::Grain;
 use super::calendar::DateSpan;
 use super::english::lead;
-use super::hit::{Ctx, Head, Kind, Out};
+use super::hit::{Ctx, Head, Hit, Kind, Out};
 use super::text::Text;
 
 /// Chinese and symbol connectors (`–` en dash, `—` em dash; full-width `～` `－` are folded).
@@ -32,19 +32,26 @@ pub(crate) fn connectors(t: &Text, i: usize, between: bool) -> Vec<usize> {
     v
 }
 
-/// Pushes every range starting at `i`. `singles` is the matcher for one expression.
+/// Pushes every range starting at `i`, where `out` already holds the single expressions
+/// starting at `i`. `singles` is the matcher for one expression.
 pub(crate) fn ranges(out: &mut Out, i: usize, cx: &Ctx, singles: fn(&mut Out, usize, &Ctx)) {
     let t = out.t;
-    let mut starts = vec![(i, false, None)];
-    for p in ["从", "自"] {
-        starts.extend(t.lit(i, p).map(|j| (j, false, Some(Head::Word))));
+    let mut starts: Vec<(Vec<Hit>, bool, Option<Head>)> = Vec::new();
+    if out.hits.iter().any(Hit::rangeable) {
+        starts.push((out.hits.clone(), false, None));
     }
-    starts.extend(lead(t, i, "from").map(|j| (j, false, Some(Head::Latin))));
-    starts.extend(lead(t, i, "between").map(|j| (j, true, Some(Head::Latin))));
-    for (j, between, prefix_head) in starts {
+    let prefixes = [("从", false, Head::Word), ("自", false, Head::Word)];
+    let zh = prefixes.iter().filter_map(|&(p, b, h)| t.lit(i, p).map(|j| (j, b, h)));
+    let en = [("from", false), ("between", true)]
+        .into_iter()
+        .filter_map(|(w, b)| lead(t, i, w).map(|j| (j, b, Head::Latin)));
+    for (j, between, head) in zh.chain(en) {
         let mut xs = Out::new(t);
         singles(&mut xs, j, cx);
-        for x in xs.hits.iter().filter(|h| h.rangeable()) {
+        starts.push((xs.hits, between, Some(head)));
+    }
+    for (xs, between, prefix_head) in starts {
+        for x in xs.iter().filter(|h| h.rangeable()) {
             let head = prefix_head.unwrap_or(x.head);
             for k in connectors(t, x.end, between) {
                 let mut ys = Out::new(t);

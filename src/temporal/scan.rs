@@ -47,7 +47,7 @@ fn may_start(t: &Text, i: usize) -> bool {
     if c.is_ascii_alphanumeric() {
         return !t.before(i).is_some_and(is_latin_word);
     }
-    is_numeral(c) || ZH_STARTS.contains(c)
+    is_numeral(c) || ZH_STARTS.chars().any(|x| x == c)
 }
 
 /// True if the hit is followed by a range connector and another expression: then a range was

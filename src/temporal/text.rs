@@ -101,6 +101,21 @@ impl Text {
         Some(j)
     }
 
+    /// True if the char at `i` is one of `set` (the cheap first-char guard of a matcher).
+    pub(crate) fn starts_any(&self, i: usize, set: &str) -> bool {
+        self.at(i).is_some_and(|c| set.chars().any(|x| x == c))
+    }
+
+    /// True if the char at `i` is an ASCII letter or digit (first char of any English form).
+    pub(crate) fn starts_ascii(&self, i: usize) -> bool {
+        self.at(i).is_some_and(|c| c.is_ascii_alphanumeric())
+    }
+
+    /// True if the char at `i` writes part of a number (see [`super::numbers::is_numeral`]).
+    pub(crate) fn starts_numeral(&self, i: usize) -> bool {
+        self.at(i).is_some_and(super::numbers::is_numeral)
+    }
+
     /// True if the normalised text at `i` starts with `lit`.
     pub(crate) fn has(&self, i: usize, lit: &str) -> bool {
         self.lit(i, lit).is_some()
@@ -136,13 +151,15 @@ impl Text {
     }
 
     /// The original text without chars `[a, b)`: both sides trimmed at the gap and joined by
-    /// one space if the gap had whitespace, else directly; the result trimmed.
+    /// one space if the gap had whitespace and a letter or digit follows, else directly; the
+    /// result trimmed.
     pub(crate) fn without(&self, a: usize, b: usize) -> String {
         let left = self.slice(0, a);
         let right = self.slice(b, self.orig.len());
         let (l, r) = (left.trim_end(), right.trim_start());
         let gap_space = l.len() != left.len() || r.len() != right.len();
-        let sep = if gap_space && !l.is_empty() && !r.is_empty() { " " } else { "" };
+        let word_follows = r.chars().next().is_some_and(char::is_alphanumeric);
+        let sep = if gap_space && !l.is_empty() && word_follows { " " } else { "" };
         format!("{l}{sep}{r}").trim().to_string()
     }
 }
@@ -166,6 +183,7 @@ mod tests {
         assert_eq!(Text::new("what did I do yesterday evening").without(14, 31), "what did I do");
         assert_eq!(Text::new("notes  last week  about rust").without(7, 16), "notes about rust");
         assert_eq!(Text::new("我上周写的").without(1, 3), "我写的");
+        assert_eq!(Text::new("What did I do on Monday?").without(14, 23), "What did I do?");
     }
 
     #[test]

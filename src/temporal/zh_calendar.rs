@@ -55,6 +55,9 @@ const YEAR_PARTS: &[(&str, YearPart)] = &[
 /// `YYYY年`, 今年 去年 前年 大前年, and what may follow them: nothing (the year), `M月…`, a part
 /// of the year, a quarter.
 pub(crate) fn years(out: &mut Out, i: usize, cx: &Ctx) {
+    if !(out.t.starts_numeral(i) || out.t.starts_any(i, "今去前大")) {
+        return;
+    }
     let t = out.t;
     let mut anchors = Vec::new();
     if let Some((y, j)) = year4(t, i)
@@ -90,6 +93,9 @@ pub(crate) fn years(out: &mut Out, i: usize, cx: &Ctx) {
 
 /// 本月 这个月 上个月 上上个月 … and bare `M月`, with what may follow a month.
 pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
+    if !(out.t.starts_numeral(i) || out.t.starts_any(i, "本这上")) {
+        return;
+    }
     let t = out.t;
     for &(w, off) in MONTH_WORDS {
         if let Some(j) = t.lit(i, w)
@@ -141,6 +147,9 @@ fn month_tail(out: &mut Out, cx: &Ctx, y: Option<i32>, m: u32, j: usize, head: H
 /// Bare 月初 月中 月底 月末 上旬 中旬 下旬 (this month's if it starts on or before today, else
 /// last month's), bare 年初 年底 年末 上半年 下半年 (past-preferring year).
 pub(crate) fn bare_parts(out: &mut Out, i: usize, cx: &Ctx) {
+    if !(out.t.starts_any(i, "月上中下年")) {
+        return;
+    }
     let t = out.t;
     let month_thirds = [
         ("月初", Third::Early),
@@ -191,6 +200,9 @@ const QUARTER_WORDS: &[(&str, i64)] = &[
 
 /// Bare quarters (past-preferring year), `Q3 2025`, `2025Q3` / `2025 Q3`, 本季度, 上季度.
 pub(crate) fn quarters(out: &mut Out, i: usize, cx: &Ctx) {
+    if !(out.t.starts_numeral(i) || out.t.starts_any(i, "q第本这上")) {
+        return;
+    }
     let t = out.t;
     if let Some((q, e)) = quarter_word(out, i) {
         let head = if t.has(i, "q") { Head::Latin } else { Head::Numeric };
@@ -220,6 +232,9 @@ pub(crate) fn quarters(out: &mut Out, i: usize, cx: &Ctx) {
 
 /// Only as a range end after a date: a bare day of that date's month (`10月1日至7日`).
 pub(crate) fn range_end_day(out: &mut Out, i: usize, cx: &Ctx) {
+    if !(out.t.starts_numeral(i)) {
+        return;
+    }
     let t = out.t;
     if cx.after.is_none() {
         return;
