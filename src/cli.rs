@@ -99,6 +99,9 @@ pub enum Cmd {
     },
     /// Compare the index with the files and report differences (changes nothing).
     Check,
+    /// The layer tools: hot-get, hot-set, summarize, stats, export, session-end.
+    #[command(flatten)]
+    Layer(crate::cli_layers::LayerCmd),
 }
 
 /// Runs the CLI; returns the process exit code.
@@ -216,5 +219,6 @@ fn run(cli: Cli) -> Result<String> {
             render(&rep, compact)
         }
         Cmd::Check => render(&mem.check()?, compact),
+        Cmd::Layer(c) => crate::cli_layers::run(&mem, c, compact),
     }
 }

@@ -16,12 +16,16 @@
 
 pub mod check;
 pub mod cli;
+pub mod cli_layers;
 pub mod cold;
 pub mod config;
 pub mod db;
 pub mod entry;
 pub mod error;
+pub mod export;
 pub mod hot;
+pub mod hot_ops;
+pub mod layer_sync;
 pub mod layout;
 pub mod lock;
 pub mod memory;
@@ -29,10 +33,15 @@ pub mod query;
 pub mod search;
 pub mod segment;
 pub mod session;
+pub mod session_ops;
 pub mod stats;
+pub mod stats_ops;
+pub mod summarize;
 pub mod summary;
 pub mod sync;
 pub mod usage;
+pub mod usage_store;
+pub mod write_layers;
 
 pub use config::Config;
 pub use error::{Error, Result};
