@@ -11,7 +11,7 @@
 use serde::Serialize;
 
 use crate::Result;
-use crate::layer_sync::USAGE_FILE;
+use crate::layer_sync::{LayerScope, USAGE_FILE};
 use crate::memory::Memory;
 
 /// Result of [`Memory::export`].
@@ -30,7 +30,7 @@ impl Memory {
     pub fn export(&self) -> Result<ExportReport> {
         self.sync()?;
         let lock = self.lock()?;
-        self.sync_layers(false, Some(&lock))?;
+        self.sync_layers(LayerScope::All, false, Some(&lock))?;
         let mut rep = ExportReport::default();
         let rows: Vec<(String, Vec<u8>)> = {
             let c = self.conn()?;

@@ -15,7 +15,7 @@ use crate::hot::evict::{block_keys, split_blocks};
 use crate::hot::prune::prune_candidates;
 use crate::hot::set::{HotSetResult, apply_set};
 use crate::hot::{self, HotDoc, HotGetResult, HotStatus, Pruned, Topic};
-use crate::layer_sync::HOT_FILE;
+use crate::layer_sync::{HOT_FILE, LayerScope};
 use crate::lock::WriterLock;
 use crate::memory::Memory;
 use crate::usage::key;
@@ -48,7 +48,7 @@ impl Memory {
             return Ok(hot::get_view(&doc, self.config(), Pruned::none(kept)));
         }
         let lock = self.lock()?;
-        self.sync_layers(false, Some(&lock))?;
+        self.sync_layers(LayerScope::Live, false, Some(&lock))?;
         let doc = self.hot_doc()?.unwrap_or_default();
         let plan = self.prune_plan(&doc)?;
         if plan.sink.is_empty() {
@@ -81,7 +81,7 @@ impl Memory {
         }
         self.sync()?;
         let lock = self.lock()?;
-        self.sync_layers(false, Some(&lock))?;
+        self.sync_layers(LayerScope::Live, false, Some(&lock))?;
         let old = self.hot_doc()?.unwrap_or_default();
         let keys: Vec<String> = split_blocks(&hot::parse(content).body).iter().flat_map(|b| block_keys(b)).collect();
         let ledger = self.usage_records(&keys)?;
@@ -107,7 +107,7 @@ impl Memory {
     /// index with the body's size figures; an identical candidate (tag + text) is not added
     /// twice. The caller holds the writer lock.
     pub(crate) fn add_candidate_locked(&self, lock: &WriterLock, entry: Entry) -> Result<(usize, HotStatus)> {
-        self.sync_layers(false, Some(lock))?;
+        self.sync_layers(LayerScope::Live, false, Some(lock))?;
         let mut doc = self.hot_doc()?;
         let existed = doc.is_some();
         let d = doc.get_or_insert_with(HotDoc::default);
@@ -126,7 +126,7 @@ impl Memory {
         if topics.is_empty() {
             return Ok(0);
         }
-        self.sync_layers(false, Some(lock))?;
+        self.sync_layers(LayerScope::Live, false, Some(lock))?;
         let mut doc = self.hot_doc()?.unwrap_or_default();
         let added = hot::add_topics(&mut doc, topics);
         if added > 0 {

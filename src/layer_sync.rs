@@ -13,6 +13,11 @@
 //!   (every entry back to "weight 50, never hit", seeds/002 "文件缺失或损坏时静默重建") and
 //!   rewritten at the next flush; gone → emptied. Never an error.
 //!
+//! [`Memory::sync`] (run by every query) looks at hot.md and usage.json only
+//! ([`LayerScope::Live`]); the summaries are looked at ([`LayerScope::All`]) by whatever reads
+//! them — `summarize`, `stats`, `export` — and by `sync --full` or a fresh index, so a query
+//! does not stat thousands of summary files.
+//!
 //! Summary files are only mirrored here: they are never read as cold entries (their item lines
 //! look like malformed entry lines; the cold scanner reads `cold/` only).
 
@@ -34,6 +39,17 @@ pub const USAGE_FILE: &str = "usage.json";
 /// The summary folders, relative to the data root, with their kinds.
 pub const SUMMARY_DIRS: [(&str, LayerKind); 3] =
     [("summaries/day", LayerKind::Day), ("summaries/week", LayerKind::Week), ("summaries/month", LayerKind::Month)];
+
+/// Which layer files a sync looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayerScope {
+    /// hot.md and usage.json: two stats. What every query needs (usage weights) and what
+    /// [`Memory::sync`] covers.
+    Live,
+    /// Also every summary file: what `summarize`, `stats` and `export` read, and what
+    /// `sync --full` and a fresh index cover.
+    All,
+}
 
 /// What a layer file is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -124,8 +140,9 @@ pub struct LayerReport {
     pub usage_corrupt: Option<String>,
 }
 
-/// Pure change detection: disk stats against the recorded rows. `full` re-checks every file.
-pub fn plan(disk: &[LayerStat], known: &HashMap<String, Known>, full: bool) -> LayerPlan {
+/// Pure change detection: disk stats (of the files in `scope`) against the recorded rows.
+/// `full` re-checks every file; rows outside `scope` are never reported removed.
+pub fn plan(disk: &[LayerStat], known: &HashMap<String, Known>, scope: LayerScope, full: bool) -> LayerPlan {
     let mut p = LayerPlan::default();
     for f in disk {
         match known.get(&f.rel) {
@@ -137,6 +154,7 @@ pub fn plan(disk: &[LayerStat], known: &HashMap<String, Known>, full: bool) -> L
     for rel in known.keys() {
         if !on_disk.contains(rel.as_str())
             && let Some(kind) = kind_of(rel)
+            && (scope == LayerScope::All || matches!(kind, LayerKind::Hot | LayerKind::Usage))
         {
             p.removed.push((rel.clone(), kind));
         }
@@ -164,9 +182,9 @@ pub fn stat_of(path: &Path) -> Option<(i64, i64, i64)> {
     m.file_type().is_file().then(|| (m.len() as i64, m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.ino() as i64))
 }
 
-/// Lists the layer files under `root` (regular files only; temp files `.name.tmp-*` and other
-/// names are ignored), sorted by path.
-pub fn scan(root: &Path) -> Result<Vec<LayerStat>> {
+/// Lists the layer files of `scope` under `root` (regular files only; temp files
+/// `.name.tmp-*` and other names are ignored), sorted by path.
+pub fn scan(root: &Path, scope: LayerScope) -> Result<Vec<LayerStat>> {
     let mut out = Vec::new();
     let mut push = |rel: String, kind: LayerKind| {
         if let Some((size, mtime_ns, inode)) = stat_of(&root.join(&rel)) {
@@ -175,7 +193,8 @@ pub fn scan(root: &Path) -> Result<Vec<LayerStat>> {
     };
     push(HOT_FILE.to_string(), LayerKind::Hot);
     push(USAGE_FILE.to_string(), LayerKind::Usage);
-    for (dir, kind) in SUMMARY_DIRS {
+    let dirs = if scope == LayerScope::All { &SUMMARY_DIRS[..] } else { &[] };
+    for &(dir, kind) in dirs {
         let path = root.join(dir);
         let entries = match std::fs::read_dir(&path) {
             Ok(e) => e,
@@ -259,15 +278,15 @@ fn apply(c: &mut Connection, root: &Path, p: &LayerPlan, known: &HashMap<String,
 }
 
 impl Memory {
-    /// Brings the `layer_files` rows (and the usage table) up to date with the layer files on
-    /// disk; the file wins (module docs). Cheap when nothing changed: one stat per file, no
-    /// lock. `full` re-reads every file. Pass `lock` when the caller already holds the writer
-    /// lock (taking it twice in one process would wait for itself). A corrupt usage.json is
-    /// reported on stderr and rewritten by this handle's next flush.
-    pub fn sync_layers(&self, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
-        let disk = scan(self.root())?;
+    /// Brings the `layer_files` rows of `scope` (and the usage table) up to date with the
+    /// layer files on disk; the file wins (module docs). Cheap when nothing changed: one stat
+    /// per file, no lock. `full` re-reads every file. Pass `lock` when the caller already holds
+    /// the writer lock (taking it twice in one process would wait for itself). A corrupt
+    /// usage.json is reported on stderr and rewritten by this handle's next flush.
+    pub fn sync_layers(&self, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
+        let disk = scan(self.root(), scope)?;
         let mut c = self.conn()?;
-        let p = plan(&disk, &known(&c)?, full);
+        let p = plan(&disk, &known(&c)?, scope, full);
         let mut rep = LayerReport { files_scanned: disk.len(), ..Default::default() };
         if p.is_empty() {
             return Ok(rep);
@@ -281,9 +300,9 @@ impl Memory {
             }
         };
         // Re-plan under the lock: another writer may have recorded these files meanwhile.
-        let disk = scan(self.root())?;
+        let disk = scan(self.root(), scope)?;
         let known = known(&c)?;
-        let p = plan(&disk, &known, full);
+        let p = plan(&disk, &known, scope, full);
         let applied = apply(&mut c, self.root(), &p, &known)?;
         if let Some(why) = &applied.usage_corrupt {
             eprintln!("memlayers: {USAGE_FILE} could not be read ({why}); rebuilt (weight 50, never hit)");
@@ -347,10 +366,14 @@ mod tests {
         ]
         .into();
         let disk = vec![st("hot.md", 10), st("usage.json", 11), st("summaries/day/2026-10-21.md", 4)];
-        let p = plan(&disk, &known, false);
+        let p = plan(&disk, &known, LayerScope::All, false);
         let check: Vec<&str> = p.check.iter().map(|f| f.rel.as_str()).collect();
         assert_eq!(check, ["usage.json", "summaries/day/2026-10-21.md"]);
         assert_eq!(p.removed, vec![("summaries/day/2026-10-20.md".to_string(), LayerKind::Day)]);
-        assert_eq!(plan(&disk, &known, true).check.len(), 3);
+        assert_eq!(plan(&disk, &known, LayerScope::All, true).check.len(), 3);
+        // The live scope never drops summary rows it did not look at.
+        let live = plan(&disk[..2], &known, LayerScope::Live, false);
+        assert_eq!(live.check.len(), 1);
+        assert!(live.removed.is_empty());
     }
 }

@@ -11,6 +11,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 
 use crate::db::{self, DbPool, OpenState};
+use crate::layer_sync::LayerScope;
 use crate::lock::{self, WriterLock};
 use crate::sync::{self, SyncReport};
 use crate::{Config, Error, Result};
@@ -114,7 +115,8 @@ impl Memory {
 
     /// Brings the index up to date with the cold files: stats every cold file and re-mirrors
     /// the ones whose size, mtime or inode changed and whose content hash differs; drops the
-    /// entries of deleted files. Cheap when nothing changed (no lock, no reads).
+    /// entries of deleted files. Also picks up hand edits of hot.md and usage.json
+    /// (`layer_sync`). Cheap when nothing changed (no lock, no reads).
     pub fn sync(&self) -> Result<SyncReport> {
         self.sync_with_progress(false, &mut |_| {})
     }
@@ -122,7 +124,8 @@ impl Memory {
     /// [`Memory::sync`] with a progress callback (files done) and, when `full`, a re-read of
     /// every file regardless of stats.
     pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
-        let layers = self.sync_layers(full, None)?;
+        let scope = if full { LayerScope::All } else { LayerScope::Live };
+        let layers = self.sync_layers(scope, full, None)?;
         let disk = sync::scan_disk(&self.root)?;
         let mut c = self.conn()?;
         let known = sync::known_files(&c)?;

@@ -24,6 +24,7 @@ impl Memory {
     /// Read-only. Errors: index failures.
     pub fn stats(&self) -> Result<Stats> {
         self.sync()?;
+        self.sync_layers(crate::layer_sync::LayerScope::All, false, None)?;
         let hot = self.hot_doc()?.unwrap_or_else(HotDoc::default);
         let c = self.conn()?;
         let mut cold = Vec::new();

@@ -14,6 +14,7 @@ use rusqlite::params;
 use serde::Serialize;
 
 use crate::entry::{Entry, Source};
+use crate::layer_sync::LayerScope;
 use crate::lock::WriterLock;
 use crate::memory::Memory;
 use crate::summary::{self, DaySource, ParsedSummary, Period, build_day, build_month, build_week, month_plan};
@@ -85,11 +86,12 @@ impl Memory {
     /// [`Memory::summarize`] with typed arguments.
     pub fn summarize_period(&self, period: Period, date: NaiveDate, force: bool) -> Result<SummarizeResult> {
         self.sync()?;
+        self.sync_layers(LayerScope::All, false, None)?;
         if !force && let Some(r) = self.existing_summary(period, date)? {
             return Ok(r);
         }
         let lock = self.lock()?;
-        self.sync_layers(false, Some(&lock))?;
+        self.sync_layers(LayerScope::All, false, Some(&lock))?;
         self.summarize_locked(&lock, period, date, force)
     }
 

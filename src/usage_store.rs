@@ -329,7 +329,7 @@ impl Memory {
     /// unwritten hits is dropped.
     pub fn flush_usage(&self) -> Result<bool> {
         let lock = self.usage_lock()?;
-        self.sync_layers(false, Some(&lock))?;
+        self.sync_layers(crate::layer_sync::LayerScope::Live, false, Some(&lock))?;
         self.write_usage_file(&lock)
     }
 
