@@ -170,10 +170,10 @@ pub fn replace_from_file(tx: &Transaction, bytes: Option<&[u8]>) -> Result<LoadS
         st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?
     };
     tx.execute("DELETE FROM usage", [])?;
-    let mut order = text.map(key_order).unwrap_or_default();
-    order.retain(|k| ledger.entries.contains_key(k));
-    order.dedup();
-    let mut seen: std::collections::HashSet<String> = order.iter().cloned().collect();
+    // File order (first occurrence of each key), then any key the order reader missed.
+    let mut seen = std::collections::HashSet::new();
+    let mut order: Vec<String> = text.map(key_order).unwrap_or_default();
+    order.retain(|k| ledger.entries.contains_key(k) && seen.insert(k.clone()));
     order.extend(ledger.entries.keys().filter(|k| seen.insert((*k).clone())).cloned());
     for k in &order {
         upsert(tx, k, &ledger.entries[k], texts.get(k).map(String::as_str))?;
