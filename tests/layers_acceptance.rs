@@ -37,7 +37,14 @@ fn usage_json(root: &Path) -> serde_json::Value {
 #[test]
 fn row01_hot_get_without_a_file_is_empty_and_creates_nothing() {
     let dir = tempfile::tempdir().unwrap();
+    let names = || {
+        let mut v: Vec<String> =
+            std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
+        v.sort();
+        v
+    };
     let m = open_at(dir.path(), NOW);
+    let after_open = names();
     let h = m.hot_get().unwrap();
     let j = serde_json::to_value(&h).unwrap();
     assert_eq!(
@@ -49,12 +56,11 @@ fn row01_hot_get_without_a_file_is_empty_and_creates_nothing() {
         })
     );
     m.hot_get().unwrap();
+    assert_eq!(names(), after_open);
     drop(m);
-    let mut names: Vec<String> =
-        std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
-    names.sort();
-    // Only the index (derived, not memory data) exists.
-    assert!(names.iter().all(|n| n.starts_with("index.sqlite3")), "{names:?}");
+    // Only the index and its lock file (derived, not memory data) exist.
+    let left = names();
+    assert!(left.iter().all(|n| n.starts_with("index.sqlite3") || n == ".lock"), "{left:?}");
 }
 
 /// 冷层可召回：`mem_recall` 扫描全部月份目录，跨月返回.
