@@ -53,6 +53,12 @@ pub struct WriteResult {
     pub summary_created: bool,
     /// Entries in the day file after the write.
     pub day_count: usize,
+    /// `important` only: whether the hot body is over `hotLimit` (plugin `overLimit`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_limit: Option<bool>,
+    /// `important` only: the trimming hint, empty when within the limit (plugin `hint`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 /// Collapses all whitespace runs (line breaks included) into single spaces and trims.
@@ -143,6 +149,8 @@ impl Memory {
             source_updated: false,
             summary_created: false,
             day_count: count,
+            over_limit: None,
+            hint: None,
         };
         if let Some((idx, existing)) = dup {
             result.ts = format_ts(existing.ts);
@@ -150,13 +158,15 @@ impl Memory {
             if let Some(src) = &args.source
                 && existing.source.as_ref() != Some(src)
             {
-                let updated = Entry { source: Some(src.clone()), ..existing };
+                let updated = Entry { source: Some(src.clone()), ..existing.clone() };
                 bytes = replace_line(&bytes, idx, &format_line(&updated));
                 atomic_write(&path, &bytes)?;
                 self.mirror_day(&lock, day)?;
                 result.source = Some(src.clone());
                 result.source_updated = true;
             }
+            let e = Entry { source: result.source.clone(), ..existing };
+            self.after_write(&lock, args.important, e, &mut result)?;
             return Ok(result);
         }
         let e = Entry { ts: now, tag, content: text, source: args.source.clone() };
@@ -166,8 +176,9 @@ impl Memory {
         self.mirror_appended(&lock, day, &old, count, &bytes, &[(lineno, &e)])?;
         result.added = true;
         result.ts = format_ts(now);
-        result.source = e.source;
+        result.source = e.source.clone();
         result.day_count = count + 1;
+        self.after_write(&lock, args.important, e, &mut result)?;
         Ok(result)
     }
 
