@@ -182,9 +182,8 @@ impl Memory {
         Ok(result)
     }
 
-    /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose
-    /// source marker (when it has one) or tag + text (when it has none) is already in the file
-    /// or earlier in `entries`. Takes the writer lock unless `lock` is given. Used by imports
+    /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
+    /// text and source marker together are already in the file or earlier in `entries`. Takes the writer lock unless `lock` is given. Used by imports
     /// and by the layers (evicted hot blocks, expired candidates).
     pub fn append_entries(
         &self,
@@ -244,11 +243,11 @@ impl Memory {
     }
 }
 
+/// Identity of an entry for `append_entries`: tag, text and source marker together (a sunk
+/// candidate `[tag] text` keeps the source of its original line, yet is a different entry).
 fn dedupe_key(e: &Entry) -> String {
-    match &e.source {
-        Some(s) => format!("src\u{1}{}", s.marker()),
-        None => format!("txt\u{1}{}\u{1}{}", e.tag, e.content),
-    }
+    let src = e.source.as_ref().map(Source::marker).unwrap_or_default();
+    format!("{}\u{1}{}\u{1}{src}", e.tag, e.content)
 }
 
 fn read_or_empty(path: &std::path::Path) -> Result<Vec<u8>> {

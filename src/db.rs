@@ -83,7 +83,7 @@ pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
     let mut warnings = Vec::new();
     let state = match prepare(path) {
         Ok(s) => s,
-        Err(e) => {
+        Err(e) if is_corruption(&e) => {
             let aside = aside_name(path);
             warnings.push(format!(
                 "index {} could not be opened ({e}); moved to {} and rebuilt from the files",
@@ -100,11 +100,28 @@ pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
             prepare(path)?;
             OpenState::Fresh
         }
+        // Busy, locked, I/O or permission problems are not corruption: report them as they are
+        // and leave the index where it is.
+        Err(e) => return Err(e),
     };
     let state = if state == OpenState::Fresh { OpenState::Fresh } else { state };
     let manager = SqliteConnectionManager::file(path).with_init(init_conn);
     let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager)?;
     Ok((pool, state, warnings))
+}
+
+/// True for errors that mean the file is not a usable index: not a database, a malformed
+/// image, a failed `quick_check`, or a schema our migrations cannot apply to.
+fn is_corruption(e: &Error) -> bool {
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    match e {
+        Error::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => matches!(f.code, DatabaseCorrupt | NotADatabase),
+        Error::Migration(m) => {
+            let m = m.to_lowercase();
+            !(m.contains("locked") || m.contains("busy"))
+        }
+        _ => false,
+    }
 }
 
 fn aside_name(path: &Path) -> PathBuf {
