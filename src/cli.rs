@@ -138,6 +138,9 @@ pub enum Cmd {
         #[arg(long)]
         format: Option<String>,
     },
+    /// The layer tools: hot-get, hot-set, summarize, stats, export, session-end.
+    #[command(flatten)]
+    Layer(crate::cli_layers::LayerCmd),
 }
 
 /// Runs the CLI; returns the process exit code.
@@ -305,5 +308,6 @@ fn run(cli: Cli) -> Result<String> {
             bar.finish_and_clear();
             render(&rep?, compact)
         }
+        Cmd::Layer(c) => crate::cli_layers::run(&mem, c, compact),
     }
 }

@@ -53,6 +53,12 @@ pub struct WriteResult {
     pub summary_created: bool,
     /// Entries in the day file after the write.
     pub day_count: usize,
+    /// `important` only: whether the hot body is over `hotLimit` (plugin `overLimit`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_limit: Option<bool>,
+    /// `important` only: the trimming hint, empty when within the limit (plugin `hint`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
 }
 
 /// Collapses all whitespace runs (line breaks included) into single spaces and trims.
@@ -143,6 +149,8 @@ impl Memory {
             source_updated: false,
             summary_created: false,
             day_count: count,
+            over_limit: None,
+            hint: None,
         };
         if let Some((idx, existing)) = dup {
             result.ts = format_ts(existing.ts);
@@ -150,13 +158,15 @@ impl Memory {
             if let Some(src) = &args.source
                 && existing.source.as_ref() != Some(src)
             {
-                let updated = Entry { source: Some(src.clone()), ..existing };
+                let updated = Entry { source: Some(src.clone()), ..existing.clone() };
                 bytes = replace_line(&bytes, idx, &format_line(&updated));
                 atomic_write(&path, &bytes)?;
                 self.mirror_day(&lock, day)?;
                 result.source = Some(src.clone());
                 result.source_updated = true;
             }
+            let e = Entry { source: result.source.clone(), ..existing };
+            self.after_write(&lock, args.important, e, &mut result)?;
             return Ok(result);
         }
         let e = Entry { ts: now, tag, content: text, source: args.source.clone() };
@@ -166,14 +176,14 @@ impl Memory {
         self.mirror_appended(&lock, day, &old, count, &bytes, &[(lineno, &e)])?;
         result.added = true;
         result.ts = format_ts(now);
-        result.source = e.source;
+        result.source = e.source.clone();
         result.day_count = count + 1;
+        self.after_write(&lock, args.important, e, &mut result)?;
         Ok(result)
     }
 
-    /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose
-    /// source marker (when it has one) or tag + text (when it has none) is already in the file
-    /// or earlier in `entries`. Takes the writer lock unless `lock` is given. Used by imports
+    /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
+    /// text and source marker together are already in the file or earlier in `entries`. Takes the writer lock unless `lock` is given. Used by imports
     /// and by the layers (evicted hot blocks, expired candidates).
     pub fn append_entries(
         &self,
@@ -233,11 +243,11 @@ impl Memory {
     }
 }
 
+/// Identity of an entry for `append_entries`: tag, text and source marker together (a sunk
+/// candidate `[tag] text` keeps the source of its original line, yet is a different entry).
 fn dedupe_key(e: &Entry) -> String {
-    match &e.source {
-        Some(s) => format!("src\u{1}{}", s.marker()),
-        None => format!("txt\u{1}{}\u{1}{}", e.tag, e.content),
-    }
+    let src = e.source.as_ref().map(Source::marker).unwrap_or_default();
+    format!("{}\u{1}{}\u{1}{src}", e.tag, e.content)
 }
 
 fn read_or_empty(path: &std::path::Path) -> Result<Vec<u8>> {

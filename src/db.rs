@@ -44,16 +44,46 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// Longest wait, in ms, for the writer lock when the index must be created, migrated or
+/// rebuilt (another process may be doing exactly that).
+pub const PREPARE_LOCK_TIMEOUT_MS: u64 = 60_000;
+
+/// True when the index at `path` exists, has every embedded migration applied and the current
+/// tokenizer version: opening it then writes nothing, so no lock is needed. Any doubt → false.
+fn up_to_date(path: &Path) -> bool {
+    if !path.exists() {
+        return false;
+    }
+    let Ok(c) = Connection::open(path) else { return false };
+    let _ = c.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS));
+    let latest = embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max();
+    let applied: Option<i64> =
+        c.query_row("SELECT max(version) FROM refinery_schema_history", [], |r| r.get(0)).ok().flatten();
+    let tokenizer: Option<String> =
+        c.query_row("SELECT value FROM meta WHERE key = 'tokenizer_version'", [], |r| r.get(0)).ok();
+    applied.is_some() && applied == latest && tokenizer == Some(TOKENIZER_VERSION.to_string())
+}
+
 /// Opens (creating, migrating or rebuilding as needed) the index at `path`.
 ///
 /// Returns the pool, whether the index is fresh, and warnings (e.g. "index was corrupt and was
 /// rebuilt"). A corrupt or non-SQLite file is moved aside to `index.sqlite3.corrupt-<n>` and a
-/// fresh index is created; a tokenizer-version change empties the derived tables.
+/// fresh index is created; a tokenizer-version change empties the derived tables. Creating,
+/// migrating or rebuilding happens under the writer lock of the index's folder (bounded by
+/// [`PREPARE_LOCK_TIMEOUT_MS`]): two processes opening a new data root at once must not both
+/// run the migrations, or the loser would take "table already exists" for corruption and move
+/// the winner's live index aside.
 pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
+    let root = path.parent().unwrap_or(Path::new("."));
+    let _lock = if up_to_date(path) {
+        None
+    } else {
+        Some(crate::lock::acquire(root, Duration::from_millis(PREPARE_LOCK_TIMEOUT_MS))?)
+    };
     let mut warnings = Vec::new();
     let state = match prepare(path) {
         Ok(s) => s,
-        Err(e) => {
+        Err(e) if is_corruption(&e) => {
             let aside = aside_name(path);
             warnings.push(format!(
                 "index {} could not be opened ({e}); moved to {} and rebuilt from the files",
@@ -70,11 +100,28 @@ pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
             prepare(path)?;
             OpenState::Fresh
         }
+        // Busy, locked, I/O or permission problems are not corruption: report them as they are
+        // and leave the index where it is.
+        Err(e) => return Err(e),
     };
     let state = if state == OpenState::Fresh { OpenState::Fresh } else { state };
     let manager = SqliteConnectionManager::file(path).with_init(init_conn);
     let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager)?;
     Ok((pool, state, warnings))
+}
+
+/// True for errors that mean the file is not a usable index: not a database, a malformed
+/// image, a failed `quick_check`, or a schema our migrations cannot apply to.
+fn is_corruption(e: &Error) -> bool {
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    match e {
+        Error::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => matches!(f.code, DatabaseCorrupt | NotADatabase),
+        Error::Migration(m) => {
+            let m = m.to_lowercase();
+            !(m.contains("locked") || m.contains("busy"))
+        }
+        _ => false,
+    }
 }
 
 fn aside_name(path: &Path) -> PathBuf {

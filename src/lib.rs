@@ -16,14 +16,18 @@
 
 pub mod check;
 pub mod cli;
+pub mod cli_layers;
 pub mod cold;
 pub mod config;
 pub mod db;
 pub mod demo;
 pub mod entry;
 pub mod error;
+pub mod export;
 pub mod hot;
+pub mod hot_ops;
 pub mod import;
+pub mod layer_sync;
 pub mod layout;
 pub mod lock;
 pub mod memory;
@@ -32,12 +36,17 @@ pub mod retrieve;
 pub mod search;
 pub mod segment;
 pub mod session;
+pub mod session_ops;
 pub mod stats;
+pub mod stats_ops;
 pub mod stopwords;
+pub mod summarize;
 pub mod summary;
 pub mod sync;
 pub mod temporal;
 pub mod usage;
+pub mod usage_store;
+pub mod write_layers;
 
 pub use config::Config;
 pub use error::{Error, Result};

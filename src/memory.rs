@@ -11,6 +11,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 
 use crate::db::{self, DbPool, OpenState};
+use crate::layer_sync::LayerScope;
 use crate::lock::{self, WriterLock};
 use crate::sync::{self, SyncReport};
 use crate::{Config, Error, Result};
@@ -24,6 +25,8 @@ pub struct Memory {
     fixed_now: Option<DateTime<Utc>>,
     open_report: SyncReport,
     warnings: Vec<String>,
+    /// True while this handle holds usage hits not yet written to usage.json (usage_store).
+    pub(crate) usage_pending: std::sync::atomic::AtomicBool,
 }
 
 impl Memory {
@@ -46,7 +49,11 @@ impl Memory {
         let root = root.to_path_buf();
         std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
         let (pool, state, warnings) = db::open(&root.join(db::INDEX_FILE))?;
-        Ok((Memory { root, config, pool, fixed_now: None, open_report: SyncReport::default(), warnings }, state))
+        let usage_pending = Default::default();
+        Ok((
+            Memory { root, config, pool, fixed_now: None, open_report: SyncReport::default(), warnings, usage_pending },
+            state,
+        ))
     }
 
     /// Pins "now" (UTC) for everything this handle does: writes, `recent`, time expressions.
@@ -108,7 +115,8 @@ impl Memory {
 
     /// Brings the index up to date with the cold files: stats every cold file and re-mirrors
     /// the ones whose size, mtime or inode changed and whose content hash differs; drops the
-    /// entries of deleted files. Cheap when nothing changed (no lock, no reads).
+    /// entries of deleted files. Also picks up hand edits of hot.md and usage.json
+    /// (`layer_sync`). Cheap when nothing changed (no lock, no reads).
     pub fn sync(&self) -> Result<SyncReport> {
         self.sync_with_progress(false, &mut |_| {})
     }
@@ -116,6 +124,8 @@ impl Memory {
     /// [`Memory::sync`] with a progress callback (files done) and, when `full`, a re-read of
     /// every file regardless of stats.
     pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+        let scope = if full { LayerScope::All } else { LayerScope::Live };
+        let layers = self.sync_layers(scope, full, None)?;
         let disk = sync::scan_disk(&self.root)?;
         let mut c = self.conn()?;
         let known = sync::known_files(&c)?;
@@ -123,7 +133,7 @@ impl Memory {
         if full {
             p.check = disk.clone();
         }
-        let mut rep = SyncReport { files_scanned: disk.len(), ..Default::default() };
+        let mut rep = SyncReport { files_scanned: disk.len(), layers: layers.clone(), ..Default::default() };
         if p.is_empty() {
             return Ok(rep);
         }
@@ -136,7 +146,7 @@ impl Memory {
             p.check = disk;
         }
         let applied = sync::apply(&mut c, &self.root, &p, &known, progress)?;
-        rep = SyncReport { files_scanned: rep.files_scanned, ..applied };
+        rep = SyncReport { files_scanned: rep.files_scanned, layers, ..applied };
         Ok(rep)
     }
 
@@ -182,9 +192,4 @@ impl Memory {
         tx.commit()?;
         Ok(())
     }
-}
-
-impl Memory {
-    /// Records a usage hit for each returned item (usage ledger, +6 per hit).
-    pub(crate) fn record_hits(&self, _items: &[crate::query::Item]) {}
 }

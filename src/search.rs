@@ -16,8 +16,6 @@
 //! never be lifted above it. Equal scores fall back to newest first. `retrieve` may add a
 //! recency term `exp(-Δt/τ)` the same bounded way (see `retrieve`).
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, params};
 use serde::Serialize;
@@ -293,15 +291,5 @@ impl Memory {
         }
         let matched = count_matches(&c, &fts, range)?;
         Ok((hits, matched))
-    }
-
-    /// Usage weights (0–100) of items, by content; 50 for entries never hit.
-    pub(crate) fn weights(&self, items: &[Item]) -> Vec<f64> {
-        let ledger = self.usage_snapshot();
-        items.iter().map(|i| ledger.get(&i.content).copied().unwrap_or(50.0)).collect()
-    }
-
-    fn usage_snapshot(&self) -> HashMap<String, f64> {
-        HashMap::new()
     }
 }

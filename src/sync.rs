@@ -172,6 +172,8 @@ pub struct SyncReport {
     pub entries_indexed: usize,
     /// Entry-looking lines that could not be read, in the mirrored files.
     pub malformed: Vec<Malformed>,
+    /// What the sync of the layer files (hot.md, usage.json, summaries) changed.
+    pub layers: crate::layer_sync::LayerReport,
 }
 
 /// sha1 of bytes, lowercase hex.

@@ -16,7 +16,11 @@ fn write_then_recall_through_the_cli() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap();
     let common = ["--data-root", root, "--tz", "Asia/Shanghai", "--now", "2026-10-21T03:10:00Z", "--json"];
-    let out = ml(&[&common[..], &["write", "录了《晴天》的翻唱", "--tag", "翻唱", "--source", r#"{"conv":"private:1","seq":9}"#]].concat());
+    let out = ml(&[
+        &common[..],
+        &["write", "录了《晴天》的翻唱", "--tag", "翻唱", "--source", r#"{"conv":"private:1","seq":9}"#],
+    ]
+    .concat());
     assert!(out.status.success(), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["date"], "2026-10-21");
@@ -65,7 +69,11 @@ fn bad_config_values_fall_back_with_a_warning() {
     let root = dir.path().join("root");
     let out = ml(&["--data-root", root.to_str().unwrap(), "--config", cfg.to_str().unwrap(), "recent"]);
     assert!(out.status.success());
-    assert!(text(&out.stderr).contains("hotLimit: 5 is not an integer in 100–20000; using the default 600"), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("hotLimit: 5 is not an integer in 100–20000; using the default 600"),
+        "{}",
+        text(&out.stderr)
+    );
 }
 
 #[test]

@@ -228,11 +228,16 @@ fn deleting_the_index_rebuilds_identical_results() {
         out.push(serde_json::to_string(&m.by_tag("读书", None).unwrap()).unwrap());
         out
     };
-    let first = queries(&open_at(dir.path(), "2026-10-22T00:00:00Z"));
+    // Queries record usage hits (usage.json, flushed when the handle drops), which feed the
+    // ranking: so compare two copies of the same state, one with its index and one without.
+    queries(&open_at(dir.path(), "2026-10-21T00:00:00Z"));
+    let copy = tempfile::tempdir().unwrap();
+    copy_tree(dir.path(), copy.path());
     for f in ["index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm"] {
-        let _ = std::fs::remove_file(dir.path().join(f));
+        let _ = std::fs::remove_file(copy.path().join(f));
     }
-    let second = queries(&open_at(dir.path(), "2026-10-22T00:00:00Z"));
+    let first = queries(&open_at(dir.path(), "2026-10-22T00:00:00Z"));
+    let second = queries(&open_at(copy.path(), "2026-10-22T00:00:00Z"));
     assert_eq!(first, second);
 }
 
