@@ -46,7 +46,7 @@ cargo test -q --no-run --test crash --test concurrency_stress --test fuzz --test
 step "crash: $KILLS kills" env MEMLAYERS_CRASH_KILLS="$KILLS" cargo test -q --test crash -- --nocapture
 step "concurrency: $PROCS x $WRITES" env MEMLAYERS_STRESS_PROCS="$PROCS" MEMLAYERS_STRESS_WRITES="$WRITES" \
   cargo test -q --test concurrency_stress -- --nocapture
-step "fuzz: $FUZZ_CASES + $FUZZ_LONG long per target" env CASES="$FUZZ_CASES" LONG="$FUZZ_LONG" LOG="$LOG" tools/fuzz.sh
+step "fuzz: $FUZZ_CASES + $FUZZ_LONG long per target" env CASES="$FUZZ_CASES" LONG="$FUZZ_LONG" tools/fuzz.sh
 step "sizes: $BIG_MB MB day file, $TAGS tags" env MEMLAYERS_BIG_MB="$BIG_MB" MEMLAYERS_TAGS="$TAGS" \
   cargo test -q --test hostile_size -- --nocapture --test-threads=1
 step "paths and corrupt state" cargo test -q --test hostile_paths --test corrupt_state -- --nocapture
