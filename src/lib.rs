@@ -37,6 +37,7 @@ pub mod summary;
 pub mod sync;
 pub mod temporal;
 pub mod usage;
+pub mod watch;
 
 pub use config::Config;
 pub use error::{Error, Result};

@@ -24,6 +24,8 @@ pub struct Memory {
     fixed_now: Option<DateTime<Utc>>,
     open_report: SyncReport,
     warnings: Vec<String>,
+    /// Changes under cold/ since the last scan (None: scan at every sync).
+    watch: std::sync::Mutex<Option<crate::watch::ColdWatch>>,
 }
 
 impl Memory {
@@ -46,7 +48,8 @@ impl Memory {
         let root = root.to_path_buf();
         std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
         let (pool, state, warnings) = db::open(&root.join(db::INDEX_FILE))?;
-        Ok((Memory { root, config, pool, fixed_now: None, open_report: SyncReport::default(), warnings }, state))
+        let watch = std::sync::Mutex::new(None);
+        Ok((Memory { root, config, pool, fixed_now: None, open_report: SyncReport::default(), warnings, watch }, state))
     }
 
     /// Pins "now" (UTC) for everything this handle does: writes, `recent`, time expressions.
@@ -108,7 +111,8 @@ impl Memory {
 
     /// Brings the index up to date with the cold files: stats every cold file and re-mirrors
     /// the ones whose size, mtime or inode changed and whose content hash differs; drops the
-    /// entries of deleted files. Cheap when nothing changed (no lock, no reads).
+    /// entries of deleted files. Cheap when nothing changed (no lock, no reads), and free when
+    /// the inotify watch armed at the previous scan saw nothing change (see `watch`).
     pub fn sync(&self) -> Result<SyncReport> {
         self.sync_with_progress(false, &mut |_| {})
     }
@@ -116,6 +120,25 @@ impl Memory {
     /// [`Memory::sync`] with a progress callback (files done) and, when `full`, a re-read of
     /// every file regardless of stats.
     pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+        let mut watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
+        if !full
+            && let Some(w) = watch.as_mut()
+            && w.quiet()
+        {
+            return Ok(SyncReport { files_scanned: w.files, ..Default::default() });
+        }
+        // Armed before the scan: a change made during or after it is pending at the next sync.
+        *watch = crate::watch::ColdWatch::arm(&self.root);
+        let rep = self.scan_and_apply(full, progress);
+        match (&rep, watch.as_mut()) {
+            (Ok(r), Some(w)) => w.files = r.files_scanned,
+            (Err(_), _) => *watch = None,
+            _ => {}
+        }
+        rep
+    }
+
+    fn scan_and_apply(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
         let disk = sync::scan_disk(&self.root)?;
         let mut c = self.conn()?;
         let known = sync::known_files(&c)?;
