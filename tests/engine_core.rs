@@ -271,6 +271,7 @@ fn window_queries_use_indexes_not_scans() {
     };
     let w = plan(memlayers::query::WINDOW_SQL);
     assert!(w.contains("SEARCH e USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"), "{w}");
+    assert!(!w.contains("TEMP B-TREE"), "a window listing walks the rowid backwards, no sort: {w}");
     let mut st = c.prepare(&format!("EXPLAIN QUERY PLAN {}", memlayers::query::TAG_SQL)).unwrap();
     let t: String = st
         .query_map(rusqlite::params!["x", 3], |r| r.get::<_, String>(3))
