@@ -171,7 +171,7 @@ impl Memory {
         }
         let e = Entry { ts: now, tag, content: text, source: args.source.clone() };
         let old = bytes.clone();
-        let lineno = append_line(&mut bytes, &format_line(&e));
+        let lineno = append_line(&mut bytes, &mut count_lines(&old), &format_line(&e));
         atomic_write(&path, &bytes)?;
         self.mirror_appended(&lock, day, &old, count, &bytes, &[(lineno, &e)])?;
         result.added = true;
@@ -230,9 +230,10 @@ impl Memory {
         let count = existing.len();
         let old = bytes.clone();
         let mut added = Vec::new();
+        let mut lines = count_lines(&bytes);
         for e in entries {
             if keep(&existing, e) {
-                added.push((append_line(&mut bytes, &format_line(e)), e));
+                added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
             }
         }
         if !added.is_empty() {
@@ -258,16 +259,22 @@ fn read_or_empty(path: &std::path::Path) -> Result<Vec<u8>> {
     }
 }
 
-/// Appends `line` and a newline (adding the missing final newline first); returns the
-/// 1-based line number of the appended line.
-fn append_line(bytes: &mut Vec<u8>, line: &str) -> i64 {
+/// Appends `line` and a newline (adding the missing final newline first) to a buffer that holds
+/// `lines` complete lines; returns the 1-based line number of the appended line and counts it.
+fn append_line(bytes: &mut Vec<u8>, lines: &mut i64, line: &str) -> i64 {
     if !bytes.is_empty() && !bytes.ends_with(b"\n") {
         bytes.push(b'\n');
+        *lines += 1;
     }
-    let lineno = bytes.iter().filter(|b| **b == b'\n').count() as i64 + 1;
+    *lines += 1;
     bytes.extend_from_slice(line.as_bytes());
     bytes.push(b'\n');
-    lineno
+    *lines
+}
+
+/// Number of `\n` in a buffer (complete lines).
+fn count_lines(bytes: &[u8]) -> i64 {
+    bytes.iter().filter(|b| **b == b'\n').count() as i64
 }
 
 /// Replaces line `idx` (0-based, split on `\n`) keeping its `\r` if it had one.

@@ -320,3 +320,19 @@ fn a_garbage_or_truncated_index_is_rebuilt_with_a_warning() {
         assert!(m.check().unwrap().clean);
     }
 }
+
+#[test]
+fn check_lists_files_that_do_not_follow_the_layout() {
+    let dir = fixture_root();
+    put(dir.path(), "cold/2026-11/2026-10-05.md", "- [2026-10-05T01:00:00.000Z] [-] 放错月份\n");
+    put(dir.path(), "cold/2026-11/2026-11-31.md", "- [2026-11-30T01:00:00.000Z] [-] 不存在的日期\n");
+    put(dir.path(), "cold/2026-11/notes.md", "随手记\n");
+    put(dir.path(), "cold/2026-11-03.md", "- [2026-11-03T01:00:00.000Z] [-] 不在月份目录里\n");
+    let m = open_at(dir.path(), "2026-11-29T00:00:00Z");
+    let rep = m.check().unwrap();
+    assert!(rep.clean, "ignored files do not make the index inconsistent: {rep:?}");
+    assert_eq!(
+        rep.ignored,
+        ["cold/2026-11-03.md", "cold/2026-11/2026-10-05.md", "cold/2026-11/2026-11-31.md", "cold/2026-11/notes.md"]
+    );
+}
