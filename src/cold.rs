@@ -116,7 +116,8 @@ impl Memory {
     /// `mem_write`: appends one entry to today's cold file (local date in the configured zone).
     /// Same-day identical tag + text → `added: false`; with a different `source`, only that
     /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
-    /// `source.*`); a lock timeout or I/O error leaves the file as it was.
+    /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
+    /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`]).
     pub fn write(&self, args: &WriteArgs) -> Result<WriteResult> {
         let text = normalize_text(&args.text)?;
         let tag = normalize_tag(args.tag.as_deref())?;
@@ -126,7 +127,7 @@ impl Memory {
         let lock = self.lock()?;
         let now = self.now();
         let day = local_date(now, self.tz());
-        let path = self.root().join(cold_rel(day));
+        let path = crate::layout::safe_join(self.root(), &cold_rel(day))?;
         let mut bytes = read_or_empty(&path)?;
         let text_now = String::from_utf8_lossy(&bytes).into_owned();
         let mut count = 0usize;
@@ -218,7 +219,7 @@ impl Memory {
                 &own
             }
         };
-        let path = self.root().join(cold_rel(day));
+        let path = crate::layout::safe_join(self.root(), &cold_rel(day))?;
         let mut bytes = read_or_empty(&path)?;
         let existing: Vec<Entry> = String::from_utf8_lossy(&bytes)
             .split('\n')

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use r2d2::Pool;
 use r2d2_sqlite::SqliteConnectionManager;
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
 use crate::segment::TOKENIZER_VERSION;
 use crate::{Error, Result};
@@ -54,7 +54,7 @@ fn up_to_date(path: &Path) -> bool {
     if !path.exists() {
         return false;
     }
-    let Ok(c) = Connection::open(path) else { return false };
+    let Ok(c) = Connection::open_with_flags(path, open_flags()) else { return false };
     let _ = c.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS));
     let latest = embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max();
     let applied: Option<i64> =
@@ -68,19 +68,30 @@ fn up_to_date(path: &Path) -> bool {
 ///
 /// Returns the pool, whether the index is fresh, and warnings (e.g. "index was corrupt and was
 /// rebuilt"). A corrupt or non-SQLite file is moved aside to `index.sqlite3.corrupt-<n>` and a
-/// fresh index is created; a tokenizer-version change empties the derived tables. Creating,
+/// fresh index is created; a tokenizer-version change empties the derived tables; an index
+/// that is a symlink is moved aside the same way (never opened through). Creating,
 /// migrating or rebuilding happens under the writer lock of the index's folder (bounded by
 /// [`PREPARE_LOCK_TIMEOUT_MS`]): two processes opening a new data root at once must not both
 /// run the migrations, or the loser would take "table already exists" for corruption and move
 /// the winner's live index aside.
 pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
     let root = path.parent().unwrap_or(Path::new("."));
-    let _lock = if up_to_date(path) {
+    let _lock = if !is_symlink(path) && up_to_date(path) {
         None
     } else {
         Some(crate::lock::acquire(root, Duration::from_millis(PREPARE_LOCK_TIMEOUT_MS))?)
     };
     let mut warnings = Vec::new();
+    // A symlinked index could lead out of the data root: never open through it.
+    if is_symlink(path) {
+        let aside = aside_name(path);
+        warnings.push(format!(
+            "index {} is a symbolic link; moved to {} and rebuilt from the files",
+            path.display(),
+            aside.display()
+        ));
+        move_aside(path, &aside)?;
+    }
     let state = match prepare(path) {
         Ok(s) => s,
         Err(e) if is_corruption(&e) => {
@@ -90,13 +101,7 @@ pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
                 path.display(),
                 aside.display()
             ));
-            for suffix in ["", "-wal", "-shm"] {
-                let p = PathBuf::from(format!("{}{suffix}", path.display()));
-                if p.exists() {
-                    let to = PathBuf::from(format!("{}{suffix}", aside.display()));
-                    std::fs::rename(&p, &to).map_err(|e| Error::io(&p, e))?;
-                }
-            }
+            move_aside(path, &aside)?;
             prepare(path)?;
             OpenState::Fresh
         }
@@ -105,7 +110,7 @@ pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
         Err(e) => return Err(e),
     };
     let state = if state == OpenState::Fresh { OpenState::Fresh } else { state };
-    let manager = SqliteConnectionManager::file(path).with_init(init_conn);
+    let manager = SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init_conn);
     let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager)?;
     Ok((pool, state, warnings))
 }
@@ -124,17 +129,40 @@ fn is_corruption(e: &Error) -> bool {
     }
 }
 
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Renames the index and its `-wal`/`-shm` companions to `aside` (+ the same suffixes). A
+/// symlink is renamed itself, never its target.
+fn move_aside(path: &Path, aside: &Path) -> Result<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let p = PathBuf::from(format!("{}{suffix}", path.display()));
+        if std::fs::symlink_metadata(&p).is_ok() {
+            let to = PathBuf::from(format!("{}{suffix}", aside.display()));
+            std::fs::rename(&p, &to).map_err(|e| Error::io(&p, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Flags of every connection: the defaults plus `NOFOLLOW` (the index file may not be a
+/// symlink, so a link planted later cannot lead out of the data root).
+fn open_flags() -> OpenFlags {
+    OpenFlags::default() | OpenFlags::SQLITE_OPEN_NOFOLLOW
+}
+
 fn aside_name(path: &Path) -> PathBuf {
     (0..)
         .map(|n| PathBuf::from(format!("{}.corrupt-{n}", path.display())))
-        .find(|p| !p.exists())
+        .find(|p| std::fs::symlink_metadata(p).is_err())
         .expect("some free name")
 }
 
 /// Opens once with a plain connection: WAL, integrity smoke test, migrations, tokenizer check.
 fn prepare(path: &Path) -> Result<OpenState> {
     let existed = path.exists() && std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
-    let mut c = Connection::open(path)?;
+    let mut c = Connection::open_with_flags(path, open_flags())?;
     init_conn(&mut c)?;
     // journal_mode reads the header: a garbage file fails here with SQLITE_NOTADB.
     let mode: String = c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;

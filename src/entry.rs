@@ -88,24 +88,35 @@ impl Source {
     }
 
     /// Checks that the parts can be written into a marker and parsed back unchanged:
-    /// no line breaks, no `〔`/`〕`, `seq` non-empty without `#` or `/`, `msgId` without `〕`.
+    /// no control characters (line breaks, NUL, escapes), no `〔`/`〕`, `seq` non-empty
+    /// without spaces, `#` or `/`, `msgId` without `#` (a marker's conv runs to its LAST `#`,
+    /// so a `#` in msgId would be read back as part of conv).
     /// Errors name the field (`source.conv`, `source.seq`, `source.msgId`).
     pub fn validate(&self) -> crate::Result<()> {
-        let bad = |s: &str| s.contains(['〔', '〕']) || s.chars().any(char::is_control);
+        let bad = |s: &str| s.contains(['〔', '〕']) || s.contains(char::is_control);
         if self.conv.is_empty() || bad(&self.conv) {
-            return Err(crate::Error::bad("source.conv", "must be non-empty, without control characters, 〔 or 〕"));
+            return Err(crate::Error::bad(
+                "source.conv",
+                "must be non-empty, one line, without control characters, 〔 or 〕",
+            ));
         }
         if self.seq.is_empty()
             || bad(&self.seq)
             || self.seq.contains(['#', '/'])
             || self.seq.contains(char::is_whitespace)
         {
-            return Err(crate::Error::bad("source.seq", "must be non-empty without spaces, '#', '/', 〔 or 〕"));
+            return Err(crate::Error::bad(
+                "source.seq",
+                "must be non-empty without spaces, control characters, '#', '/', 〔 or 〕",
+            ));
         }
         if let Some(m) = &self.msg_id
-            && (m.is_empty() || bad(m))
+            && (m.is_empty() || bad(m) || m.contains('#'))
         {
-            return Err(crate::Error::bad("source.msgId", "must be non-empty, without control characters, 〔 or 〕"));
+            return Err(crate::Error::bad(
+                "source.msgId",
+                "must be non-empty, one line, without control characters, '#', 〔 or 〕",
+            ));
         }
         Ok(())
     }

@@ -183,7 +183,8 @@ pub fn stat_of(path: &Path) -> Option<(i64, i64, i64)> {
 }
 
 /// Lists the layer files of `scope` under `root` (regular files only; temp files
-/// `.name.tmp-*` and other names are ignored), sorted by path.
+/// `.name.tmp-*` and other names are ignored), sorted by path. Errors:
+/// [`Error::OutsideRoot`] when a summaries folder is a symlink leading out of the data root.
 pub fn scan(root: &Path, scope: LayerScope) -> Result<Vec<LayerStat>> {
     let mut out = Vec::new();
     let mut push = |rel: String, kind: LayerKind| {
@@ -195,7 +196,8 @@ pub fn scan(root: &Path, scope: LayerScope) -> Result<Vec<LayerStat>> {
     push(USAGE_FILE.to_string(), LayerKind::Usage);
     let dirs = if scope == LayerScope::All { &SUMMARY_DIRS[..] } else { &[] };
     for &(dir, kind) in dirs {
-        let path = root.join(dir);
+        // A summaries folder symlinked out of the root must not be read (safe_join refuses it).
+        let path = crate::layout::safe_join(root, dir)?;
         let entries = match std::fs::read_dir(&path) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,

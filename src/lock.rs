@@ -21,8 +21,14 @@ pub struct WriterLock {
 }
 
 /// Acquires the writer lock of `root`, polling every few milliseconds for at most `timeout`.
+/// Errors: [`Error::LockTimeout`] after `timeout`; [`Error::OutsideRoot`] when `.lock` is a
+/// symlink (it could point out of the data root).
 pub fn acquire(root: &Path, timeout: Duration) -> Result<WriterLock> {
     let path: PathBuf = root.join(LOCK_FILE);
+    // A `.lock` that is a symlink could make `create` make or open a file outside the root.
+    if std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Err(Error::OutsideRoot(path));
+    }
     let file = OpenOptions::new()
         .create(true)
         .truncate(false)

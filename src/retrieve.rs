@@ -257,6 +257,9 @@ impl Memory {
         };
         self.sync()?;
         let oq = or_query(&rest);
+        if let Some((q, _)) = &oq {
+            q.check_size("query")?;
+        }
         let mut from = w.start_date;
         let mut to_excl = w.end_date;
         let mut widened = None;

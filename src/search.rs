@@ -52,6 +52,12 @@ impl Mode {
     }
 }
 
+/// Most distinct FTS5 probes one query may hold (memlayers; the plugin sets no limit). FTS5's
+/// cost grows faster than the number of phrases (16 000 OR-ed words take seconds), so a longer
+/// keyword is refused with a clear error; 2048 covers a whole 4000-character Chinese entry
+/// used as a keyword (2000 bigrams). Repeated terms count once.
+pub const MAX_PROBES: usize = 2048;
+
 /// A keyword split into terms, each with its FTS5 probes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Query {
@@ -65,7 +71,8 @@ pub struct Query {
 
 impl Query {
     /// Splits `keyword` on whitespace; terms without any letter, digit or CJK character are
-    /// dropped. Errors (field `keyword`) when nothing searchable is left.
+    /// dropped. Errors (field `keyword`) when nothing searchable is left or when it holds more
+    /// than [`MAX_PROBES`] distinct probes.
     pub fn new(keyword: &str, mode: Mode) -> Result<Query> {
         let mut terms = Vec::new();
         let mut probes = Vec::new();
@@ -79,14 +86,32 @@ impl Query {
         if terms.is_empty() {
             return Err(Error::bad("keyword", "has no letters, digits or CJK characters to search for"));
         }
-        Ok(Query { terms, probes, mode })
+        let q = Query { terms, probes, mode };
+        q.check_size("keyword")?;
+        Ok(q)
     }
 
-    /// The FTS5 MATCH expression: `("a" AND "b"*) AND ("c")`, or `OR` between terms.
+    /// Errors (naming `field`) when the query holds more than [`MAX_PROBES`] distinct probes.
+    pub fn check_size(&self, field: &str) -> Result<()> {
+        let n = self.probes.iter().flatten().collect::<std::collections::HashSet<_>>().len();
+        if n > MAX_PROBES {
+            return Err(Error::bad(
+                field,
+                format!("has {n} distinct search probes (words and character pairs); the limit is {MAX_PROBES}"),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The FTS5 MATCH expression: `("a" AND "b"*) AND ("c")`, or `OR` between terms. A term
+    /// whose probes repeat an earlier term's is left out (same result, and FTS5's cost grows
+    /// with every phrase).
     pub fn fts(&self) -> String {
         let joiner = if self.mode == Mode::And { " AND " } else { " OR " };
+        let mut seen = std::collections::HashSet::new();
         self.probes
             .iter()
+            .filter(|ps| seen.insert(*ps))
             .map(|ps| format!("({})", ps.iter().map(Probe::fts).collect::<Vec<_>>().join(" AND ")))
             .collect::<Vec<_>>()
             .join(joiner)

@@ -96,10 +96,11 @@ pub fn plan(disk: &[FileStat], known: &HashMap<String, Known>) -> Plan {
 }
 
 /// Lists the cold files under `root` (`cold/YYYY-MM/YYYY-MM-DD.md`, regular files only;
-/// symlinks, temp files and other names are ignored). Sorted by path.
+/// symlinks, temp files and other names are ignored). Sorted by path. Errors:
+/// [`Error::OutsideRoot`] when `cold` itself is a symlink leading out of the data root.
 pub fn scan_disk(root: &Path) -> Result<Vec<FileStat>> {
     use std::os::unix::fs::MetadataExt;
-    let cold = root.join("cold");
+    let cold = crate::layout::safe_join(root, "cold")?;
     let mut out = Vec::new();
     let months = match std::fs::read_dir(&cold) {
         Ok(m) => m,
