@@ -252,7 +252,17 @@ fn dedupe_key(e: &Entry) -> String {
     format!("{}\u{1}{}\u{1}{src}", e.tag, e.content)
 }
 
+/// Reads a day file, or nothing when it does not exist. A path that is not a regular file (a
+/// FIFO would block the read forever; a socket, device or folder is not a day file) is an
+/// error, and the write is abandoned before anything is replaced.
 fn read_or_empty(path: &std::path::Path) -> Result<Vec<u8>> {
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        let e =
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "not a regular file; refusing to read or replace it");
+        return Err(Error::io(path, e));
+    }
     match std::fs::read(path) {
         Ok(b) => Ok(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),

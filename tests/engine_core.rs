@@ -336,3 +336,18 @@ fn check_lists_files_that_do_not_follow_the_layout() {
         ["cold/2026-11-03.md", "cold/2026-11/2026-10-05.md", "cold/2026-11/2026-11-31.md", "cold/2026-11/notes.md"]
     );
 }
+
+#[test]
+fn write_refuses_a_day_path_that_is_not_a_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let month = dir.path().join("cold/2026-10");
+    std::fs::create_dir_all(&month).unwrap();
+    // A FIFO at today's path would block a read forever; a folder is not a day file either.
+    let fifo = month.join("2026-10-21.md");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let m = open_at(dir.path(), "2026-10-21T03:10:00Z");
+    let err = m.write(&WriteArgs { text: "x".into(), ..Default::default() }).unwrap_err();
+    assert!(err.to_string().contains("not a regular file"), "{err}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "left as it was");
+}
