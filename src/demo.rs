@@ -29,6 +29,9 @@ pub const QUESTIONS: &[&str] = &[
 /// directory, else under the source tree this binary was built from.
 pub fn find_archive(archive: Option<&Path>) -> Result<PathBuf> {
     if let Some(a) = archive {
+        if !a.join("cold").is_dir() {
+            return Err(Error::bad("archive", format!("{} is not a dsh data root (no cold/ folder)", a.display())));
+        }
         return Ok(a.to_path_buf());
     }
     let candidates =

@@ -49,6 +49,9 @@ impl Memory {
 
     fn open_inner(root: &Path, config: Config) -> Result<(Memory, OpenState)> {
         let root = root.to_path_buf();
+        if root.exists() && !root.is_dir() {
+            return Err(Error::bad("data-root", format!("{} exists and is not a folder", root.display())));
+        }
         std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
         let (pool, state, warnings) = db::open(&root.join(db::INDEX_FILE))?;
         let usage_pending = Default::default();
