@@ -116,8 +116,9 @@ pub fn run(archive: &Path, root: &Path, config: Config) -> Result<String> {
     }
     let _ = writeln!(
         out,
-        "\nThe data root is kept: try `memlayers --data-root {} --now {DEMO_NOW} retrieve \"上周 约定\" --explain`.",
-        root.display()
+        "\nThe data root is kept: try `memlayers --data-root {} --tz {} --now {DEMO_NOW} retrieve \"上周 约定\" --explain`.",
+        root.display(),
+        mem.tz()
     );
     Ok(out)
 }
