@@ -244,11 +244,12 @@ pub fn parse_topic(line: &str) -> Option<Topic> {
     Topic::new(topic, month).ok()
 }
 
-/// Body normalisation used everywhere: LF line ends, leading blank lines and trailing
+/// Body normalisation used everywhere: LF line ends (CRs ending a line are dropped, so a
+/// body line never ends in CR, which reading would strip), leading blank lines and trailing
 /// whitespace removed (inner text, including indentation of the first line, untouched).
 pub fn normalize_body(text: &str) -> String {
     let text = text.replace("\r\n", "\n");
-    let mut lines: Vec<&str> = text.split('\n').collect();
+    let mut lines: Vec<&str> = text.split('\n').map(|l| l.trim_end_matches('\r')).collect();
     let first = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(lines.len());
     lines.drain(..first);
     lines.join("\n").trim_end().to_string()
@@ -259,6 +260,11 @@ pub fn normalize_body(text: &str) -> String {
 pub fn format(doc: &HotDoc) -> String {
     let mut s = String::new();
     let body = normalize_body(&doc.body);
+    // Reading strips one BOM from the start of the file: a body that itself starts with
+    // U+FEFF gets a real BOM in front, so the character survives.
+    if body.starts_with('\u{feff}') {
+        s.push('\u{feff}');
+    }
     if !body.is_empty() {
         s.push_str(&body);
         s.push_str("\n\n");

@@ -345,7 +345,11 @@ pub fn mirror_file(tx: &Transaction, f: &FileStat, bytes: &[u8], hash: &str) -> 
         }
     }
     if text.contains('\0') {
-        bad.push(Malformed { file: f.rel.clone(), line: 0, reason: "file contains NUL bytes".into() });
+        // One row per (file, line): a second whole-file problem joins the first's reason.
+        match bad.iter_mut().find(|m| m.line == 0) {
+            Some(m) => m.reason.push_str("; file contains NUL bytes"),
+            None => bad.push(Malformed { file: f.rel.clone(), line: 0, reason: "file contains NUL bytes".into() }),
+        }
     }
     let mut mal = tx.prepare_cached("INSERT OR REPLACE INTO malformed(file, line, reason) VALUES(?1, ?2, ?3)")?;
     for m in &bad {
