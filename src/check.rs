@@ -31,6 +31,10 @@ pub struct CheckReport {
     pub malformed: Vec<Malformed>,
     /// Leftover temp files from interrupted writes (never read as data; safe to delete).
     pub temp_files: Vec<String>,
+    /// Files and folders under `cold/` that are not read because they do not follow the
+    /// layout `cold/YYYY-MM/YYYY-MM-DD.md` (a day file in another month's folder, an
+    /// impossible date, notes, symlinks): reported so a misplaced file is not silently lost.
+    pub ignored: Vec<String>,
 }
 
 impl Memory {
@@ -69,6 +73,7 @@ impl Memory {
             .query_map([], |r| Ok(Malformed { file: r.get(0)?, line: r.get(1)?, reason: r.get(2)? }))?
             .collect::<rusqlite::Result<_>>()?;
         rep.temp_files = temp_files(self.root());
+        rep.ignored = ignored_under_cold(self.root());
         rep.clean = rep.not_indexed.is_empty()
             && rep.stale.is_empty()
             && rep.gone.is_empty()
@@ -92,6 +97,34 @@ fn temp_files(root: &std::path::Path) -> Vec<String> {
                 stack.push((e.path(), depth + 1));
             } else if name.starts_with('.') && name.contains(".tmp-") {
                 let rel = e.path().strip_prefix(root).map(|p| p.display().to_string()).unwrap_or(name);
+                out.push(rel);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Names under `cold/` that sync does not read (see [`CheckReport::ignored`]); temp files are
+/// left to [`temp_files`].
+fn ignored_under_cold(root: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(months) = std::fs::read_dir(root.join("cold")) else { return out };
+    for m in months.flatten() {
+        let name = m.file_name().to_string_lossy().into_owned();
+        let is_month_dir = m.file_type().is_ok_and(|t| t.is_dir())
+            && chrono::NaiveDate::parse_from_str(&format!("{name}-01"), "%Y-%m-%d").is_ok()
+            && name.len() == 7;
+        if !is_month_dir {
+            out.push(format!("cold/{name}"));
+            continue;
+        }
+        for f in std::fs::read_dir(m.path()).into_iter().flatten().flatten() {
+            let fname = f.file_name().to_string_lossy().into_owned();
+            let rel = format!("cold/{name}/{fname}");
+            let regular = f.file_type().is_ok_and(|t| t.is_file());
+            let temp = fname.starts_with('.') && fname.contains(".tmp-");
+            if !temp && (!regular || crate::layout::day_of_cold_rel(&rel).is_none()) {
                 out.push(rel);
             }
         }

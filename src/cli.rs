@@ -181,8 +181,15 @@ fn render<T: Serialize>(v: &T, compact: bool) -> Result<String> {
 fn load_config(cli: &Cli) -> Result<Config> {
     let mut config = match &cli.config {
         Some(p) => {
-            let text = std::fs::read_to_string(p).map_err(|e| Error::io(p, e))?;
-            let (c, warnings) = Config::from_json(&text)?;
+            // The config file is the caller's input: unreadable or not JSON is bad input (exit 2).
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Error::bad("config", format!("cannot read {}: {e}", p.display())))?;
+            let (c, warnings) = Config::from_json(&text).map_err(|e| match e {
+                Error::Json { source, .. } => {
+                    Error::bad("config", format!("{} is not valid JSON: {source}", p.display()))
+                }
+                other => other,
+            })?;
             for w in warnings {
                 eprintln!("warning: config {}: {w}", p.display());
             }

@@ -172,7 +172,7 @@ impl Memory {
         }
         let e = Entry { ts: now, tag, content: text, source: args.source.clone() };
         let old = bytes.clone();
-        let lineno = append_line(&mut bytes, &format_line(&e));
+        let lineno = append_line(&mut bytes, &mut count_lines(&old), &format_line(&e));
         atomic_write(&path, &bytes)?;
         self.mirror_appended(&lock, day, &old, count, &bytes, &[(lineno, &e)])?;
         result.added = true;
@@ -231,9 +231,10 @@ impl Memory {
         let count = existing.len();
         let old = bytes.clone();
         let mut added = Vec::new();
+        let mut lines = count_lines(&bytes);
         for e in entries {
             if keep(&existing, e) {
-                added.push((append_line(&mut bytes, &format_line(e)), e));
+                added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
             }
         }
         if !added.is_empty() {
@@ -251,7 +252,17 @@ fn dedupe_key(e: &Entry) -> String {
     format!("{}\u{1}{}\u{1}{src}", e.tag, e.content)
 }
 
+/// Reads a day file, or nothing when it does not exist. A path that is not a regular file (a
+/// FIFO would block the read forever; a socket, device or folder is not a day file) is an
+/// error, and the write is abandoned before anything is replaced.
 fn read_or_empty(path: &std::path::Path) -> Result<Vec<u8>> {
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        let e =
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "not a regular file; refusing to read or replace it");
+        return Err(Error::io(path, e));
+    }
     match std::fs::read(path) {
         Ok(b) => Ok(b),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
@@ -259,16 +270,22 @@ fn read_or_empty(path: &std::path::Path) -> Result<Vec<u8>> {
     }
 }
 
-/// Appends `line` and a newline (adding the missing final newline first); returns the
-/// 1-based line number of the appended line.
-fn append_line(bytes: &mut Vec<u8>, line: &str) -> i64 {
+/// Appends `line` and a newline (adding the missing final newline first) to a buffer that holds
+/// `lines` complete lines; returns the 1-based line number of the appended line and counts it.
+fn append_line(bytes: &mut Vec<u8>, lines: &mut i64, line: &str) -> i64 {
     if !bytes.is_empty() && !bytes.ends_with(b"\n") {
         bytes.push(b'\n');
+        *lines += 1;
     }
-    let lineno = bytes.iter().filter(|b| **b == b'\n').count() as i64 + 1;
+    *lines += 1;
     bytes.extend_from_slice(line.as_bytes());
     bytes.push(b'\n');
-    lineno
+    *lines
+}
+
+/// Number of `\n` in a buffer (complete lines).
+fn count_lines(bytes: &[u8]) -> i64 {
+    bytes.iter().filter(|b| **b == b'\n').count() as i64
 }
 
 /// Replaces line `idx` (0-based, split on `\n`) keeping its `\r` if it had one.

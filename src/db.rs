@@ -170,10 +170,10 @@ fn prepare(path: &Path) -> Result<OpenState> {
         return Err(Error::Migration(format!("could not switch the index to WAL (got {mode})")));
     }
     if existed {
-        let ok: String = c.query_row("PRAGMA quick_check(1)", [], |r| r.get(0))?;
-        if ok != "ok" {
-            return Err(Error::Migration(format!("quick_check: {ok}")));
-        }
+        // Smoke test of the header and the schema page, O(1). Not `quick_check`: it walks every
+        // page and, since SQLite 3.44, runs FTS5's full integrity check as well (3.2 s on every
+        // open of a 1M-entry index). Damage deeper in the file surfaces as SQLITE_CORRUPT.
+        c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get::<_, i64>(0))?;
     }
     embedded::migrations::runner().run(&mut c).map_err(|e| Error::Migration(e.to_string()))?;
     let stored: Option<String> =

@@ -29,6 +29,9 @@ pub const QUESTIONS: &[&str] = &[
 /// directory, else under the source tree this binary was built from.
 pub fn find_archive(archive: Option<&Path>) -> Result<PathBuf> {
     if let Some(a) = archive {
+        if !a.join("cold").is_dir() {
+            return Err(Error::bad("archive", format!("{} is not a dsh data root (no cold/ folder)", a.display())));
+        }
         return Ok(a.to_path_buf());
     }
     let candidates =
@@ -113,8 +116,9 @@ pub fn run(archive: &Path, root: &Path, config: Config) -> Result<String> {
     }
     let _ = writeln!(
         out,
-        "\nThe data root is kept: try `memlayers --data-root {} --now {DEMO_NOW} retrieve \"上周 约定\" --explain`.",
-        root.display()
+        "\nThe data root is kept: try `memlayers --data-root {} --tz {} --now {DEMO_NOW} retrieve \"上周 约定\" --explain`.",
+        root.display(),
+        mem.tz()
     );
     Ok(out)
 }

@@ -41,7 +41,10 @@ pub struct Source {
 fn de_seq<'de, D: serde::Deserializer<'de>>(d: D) -> Result<String, D::Error> {
     match serde_json::Value::deserialize(d)? {
         serde_json::Value::String(s) => Ok(s),
-        serde_json::Value::Number(n) => Ok(n.to_string()),
+        serde_json::Value::Number(n) => match n.as_u64() {
+            Some(u) => Ok(u.to_string()),
+            None => Err(serde::de::Error::custom(format!("seq must be a non-negative integer, got {n}"))),
+        },
         other => Err(serde::de::Error::custom(format!("seq must be a number or string, got {other}"))),
     }
 }
@@ -259,5 +262,12 @@ mod tests {
         assert_eq!(serde_json::to_string(&s).unwrap(), r#"{"conv":"c","seq":12}"#);
         let back: Source = serde_json::from_str(r#"{"conv":"c","seq":12,"msgId":"m"}"#).unwrap();
         assert_eq!(back.msg_id.as_deref(), Some("m"));
+        for bad in [r#"{"conv":"c","seq":-5}"#, r#"{"conv":"c","seq":1.5}"#, r#"{"conv":"c","seq":1e30}"#] {
+            assert!(serde_json::from_str::<Source>(bad).is_err(), "{bad}");
+        }
+        let nul = Source { conv: "a\u{0}b".into(), seq: "1".into(), msg_id: None };
+        assert!(matches!(nul.validate(), Err(crate::Error::BadInput { field, .. }) if field == "source.conv"));
+        let ctl = Source { conv: "a".into(), seq: "1".into(), msg_id: Some("m\u{1}".into()) };
+        assert!(matches!(ctl.validate(), Err(crate::Error::BadInput { field, .. }) if field == "source.msgId"));
     }
 }

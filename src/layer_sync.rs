@@ -268,7 +268,14 @@ fn apply(c: &mut Connection, root: &Path, p: &LayerPlan, known: &HashMap<String,
         }
         if f.kind == LayerKind::Usage {
             if let crate::usage::LoadStatus::Corrupt(why) = crate::usage_store::replace_from_file(&tx, Some(&bytes))? {
-                rep.usage_corrupt = Some(why);
+                // The ledger is rebuilt as the plugin promises, but the unreadable bytes are
+                // kept beside it first: a hand edit gone wrong can be repaired, not just lost.
+                let aside = (0..)
+                    .map(|n| root.join(format!("usage.json.corrupt-{n}")))
+                    .find(|p| !p.exists())
+                    .expect("a free name");
+                crate::layout::atomic_write(&aside, &bytes)?;
+                rep.usage_corrupt = Some(format!("{why}; the unreadable file was kept as {}", aside.display()));
             }
             rep.usage_reloaded = true;
         }

@@ -46,6 +46,7 @@ pub mod sync;
 pub mod temporal;
 pub mod usage;
 pub mod usage_store;
+pub mod watch;
 pub mod write_layers;
 
 pub use config::Config;

@@ -27,6 +27,8 @@ pub struct Memory {
     warnings: Vec<String>,
     /// True while this handle holds usage hits not yet written to usage.json (usage_store).
     pub(crate) usage_pending: std::sync::atomic::AtomicBool,
+    /// Changes under cold/ since the last scan (None: scan at every sync).
+    watch: std::sync::Mutex<Option<crate::watch::ColdWatch>>,
 }
 
 impl Memory {
@@ -47,13 +49,24 @@ impl Memory {
 
     fn open_inner(root: &Path, config: Config) -> Result<(Memory, OpenState)> {
         let root = root.to_path_buf();
+        if root.exists() && !root.is_dir() {
+            return Err(Error::bad("data-root", format!("{} exists and is not a folder", root.display())));
+        }
         std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
         let (pool, state, warnings) = db::open(&root.join(db::INDEX_FILE))?;
         let usage_pending = Default::default();
-        Ok((
-            Memory { root, config, pool, fixed_now: None, open_report: SyncReport::default(), warnings, usage_pending },
-            state,
-        ))
+        let watch = std::sync::Mutex::new(None);
+        let m = Memory {
+            root,
+            config,
+            pool,
+            fixed_now: None,
+            open_report: SyncReport::default(),
+            warnings,
+            usage_pending,
+            watch,
+        };
+        Ok((m, state))
     }
 
     /// Pins "now" (UTC) for everything this handle does: writes, `recent`, time expressions.
@@ -116,7 +129,8 @@ impl Memory {
     /// Brings the index up to date with the cold files: stats every cold file and re-mirrors
     /// the ones whose size, mtime or inode changed and whose content hash differs; drops the
     /// entries of deleted files. Also picks up hand edits of hot.md and usage.json
-    /// (`layer_sync`). Cheap when nothing changed (no lock, no reads).
+    /// (`layer_sync`). Cheap when nothing changed (no lock, no reads), and free for cold/ when
+    /// the inotify watch armed at the previous scan saw nothing change (see `watch`).
     pub fn sync(&self) -> Result<SyncReport> {
         self.sync_with_progress(false, &mut |_| {})
     }
@@ -126,6 +140,30 @@ impl Memory {
     pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
         let scope = if full { LayerScope::All } else { LayerScope::Live };
         let layers = self.sync_layers(scope, full, None)?;
+        let mut watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
+        if !full
+            && let Some(w) = watch.as_mut()
+            && w.quiet()
+        {
+            return Ok(SyncReport { files_scanned: w.files, layers, ..Default::default() });
+        }
+        // Armed before the scan: a change made during or after it is pending at the next sync.
+        *watch = crate::watch::ColdWatch::arm(&self.root);
+        let rep = self.scan_and_apply(full, layers, progress);
+        match (&rep, watch.as_mut()) {
+            (Ok(r), Some(w)) => w.files = r.files_scanned,
+            (Err(_), _) => *watch = None,
+            _ => {}
+        }
+        rep
+    }
+
+    fn scan_and_apply(
+        &self,
+        full: bool,
+        layers: crate::layer_sync::LayerReport,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<SyncReport> {
         let disk = sync::scan_disk(&self.root)?;
         let mut c = self.conn()?;
         let known = sync::known_files(&c)?;

@@ -110,8 +110,11 @@ fn file_counts(c: &Connection, from: NaiveDate, to: NaiveDate) -> Result<(i64, i
     })?)
 }
 
-/// The SQL of a date-window listing: a rowid range, newest first.
-pub const WINDOW_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 ORDER BY e.ts DESC, e.id DESC LIMIT ?3";
+/// The SQL of a date-window listing: a rowid range walked backwards, newest first — the latest
+/// local date first and, within a day, the later line first (a day file is appended in time
+/// order). Walking the primary key needs no sort, so a year window costs what its `LIMIT`
+/// rows cost (sorting by `ts` took 258 ms for `去年` at 1M entries, tools/BENCH_RESULTS.md).
+pub const WINDOW_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 ORDER BY e.id DESC LIMIT ?3";
 
 /// The SQL of a tag listing: the `entries_tag` index, newest first.
 pub const TAG_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.tag_key = ?1 ORDER BY e.ts DESC LIMIT ?2";

@@ -394,7 +394,7 @@ impl Memory {
 /// SQL of a window-only listing (rowid range, optional exact UTC filter), newest first.
 pub fn window_sql(ts_filter: bool) -> &'static str {
     if ts_filter {
-        "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 AND e.ts >= ?4 AND e.ts < ?5 ORDER BY e.ts DESC, e.id DESC LIMIT ?3"
+        "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 AND e.ts >= ?4 AND e.ts < ?5 ORDER BY e.id DESC LIMIT ?3"
     } else {
         crate::query::WINDOW_SQL
     }

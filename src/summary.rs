@@ -414,10 +414,14 @@ pub fn build_month(
     Ok(finish(Period::Month, date, String::new(), source_line(&labels, days), lines, original, &units, now))
 }
 
-/// Top tags (by entry count, `-` excluded, ties by first appearance) and their months.
+/// Tags the engine itself writes (layer moves, session log): bookkeeping, not topics.
+pub const SYSTEM_TAGS: &[&str] = &["-", "hot-evict", "candidate-expired", "session"];
+
+/// Top tags (by entry count, [`SYSTEM_TAGS`] excluded, ties by first appearance) and their
+/// months.
 fn top_tags(units: &[Unit]) -> (Vec<String>, Vec<Topic>) {
     let mut counts: Vec<(String, usize)> = Vec::new();
-    for u in units.iter().filter(|u| u.tag != "-") {
+    for u in units.iter().filter(|u| !SYSTEM_TAGS.contains(&u.tag.as_str())) {
         match counts.iter_mut().find(|(t, _)| *t == u.tag) {
             Some((_, n)) => *n += u.count,
             None => counts.push((u.tag.clone(), u.count)),

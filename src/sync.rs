@@ -120,7 +120,8 @@ pub fn scan_disk(root: &Path) -> Result<Vec<FileStat>> {
             let Ok(fname) = f.file_name().into_string() else { continue };
             let rel = format!("cold/{mname}/{fname}");
             let Some(day) = day_of_cold_rel(&rel) else { continue };
-            let Ok(meta) = std::fs::symlink_metadata(f.path()) else { continue };
+            // fstatat relative to the open month directory (no path walk); symlinks not followed.
+            let Ok(meta) = f.metadata() else { continue };
             if !meta.file_type().is_file() {
                 continue;
             }

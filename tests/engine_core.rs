@@ -271,6 +271,7 @@ fn window_queries_use_indexes_not_scans() {
     };
     let w = plan(memlayers::query::WINDOW_SQL);
     assert!(w.contains("SEARCH e USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)"), "{w}");
+    assert!(!w.contains("TEMP B-TREE"), "a window listing walks the rowid backwards, no sort: {w}");
     let mut st = c.prepare(&format!("EXPLAIN QUERY PLAN {}", memlayers::query::TAG_SQL)).unwrap();
     let t: String = st
         .query_map(rusqlite::params!["x", 3], |r| r.get::<_, String>(3))
@@ -318,4 +319,35 @@ fn a_garbage_or_truncated_index_is_rebuilt_with_a_warning() {
         assert_eq!(recall_contents(&m, "牛肉面", None), ["午饭吃了牛肉面"]);
         assert!(m.check().unwrap().clean);
     }
+}
+
+#[test]
+fn check_lists_files_that_do_not_follow_the_layout() {
+    let dir = fixture_root();
+    put(dir.path(), "cold/2026-11/2026-10-05.md", "- [2026-10-05T01:00:00.000Z] [-] 放错月份\n");
+    put(dir.path(), "cold/2026-11/2026-11-31.md", "- [2026-11-30T01:00:00.000Z] [-] 不存在的日期\n");
+    put(dir.path(), "cold/2026-11/notes.md", "随手记\n");
+    put(dir.path(), "cold/2026-11-03.md", "- [2026-11-03T01:00:00.000Z] [-] 不在月份目录里\n");
+    let m = open_at(dir.path(), "2026-11-29T00:00:00Z");
+    let rep = m.check().unwrap();
+    assert!(rep.clean, "ignored files do not make the index inconsistent: {rep:?}");
+    assert_eq!(
+        rep.ignored,
+        ["cold/2026-11-03.md", "cold/2026-11/2026-10-05.md", "cold/2026-11/2026-11-31.md", "cold/2026-11/notes.md"]
+    );
+}
+
+#[test]
+fn write_refuses_a_day_path_that_is_not_a_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let month = dir.path().join("cold/2026-10");
+    std::fs::create_dir_all(&month).unwrap();
+    // A FIFO at today's path would block a read forever; a folder is not a day file either.
+    let fifo = month.join("2026-10-21.md");
+    assert!(std::process::Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let m = open_at(dir.path(), "2026-10-21T03:10:00Z");
+    let err = m.write(&WriteArgs { text: "x".into(), ..Default::default() }).unwrap_err();
+    assert!(err.to_string().contains("not a regular file"), "{err}");
+    use std::os::unix::fs::FileTypeExt;
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "left as it was");
 }

@@ -57,6 +57,9 @@ fn a_corrupt_usage_json_is_rebuilt_silently() {
     assert_eq!(m.stats().unwrap().usage.entries, 0);
     drop(m);
     assert_eq!(read(dir.path(), "usage.json"), EMPTY_LEDGER);
+    // Both unreadable versions were kept beside the ledger, byte for byte.
+    assert_eq!(read(dir.path(), "usage.json.corrupt-0"), "{ \"version\": 1, \"entries\": { oops");
+    assert_eq!(read(dir.path(), "usage.json.corrupt-1"), "[1, 2");
 }
 
 #[test]

@@ -273,3 +273,16 @@ fn periods() {
     assert_eq!(Period::Month.rel_path(d("2026-10-21")), "summaries/month/2026-10.md");
     assert_eq!((Period::Day.budget(), Period::Week.budget(), Period::Month.budget()), (1500, 1000, 700));
 }
+
+#[test]
+fn engine_bookkeeping_tags_are_not_topics() {
+    let entries = [
+        e("2026-10-21T01:00:00Z", "hot-evict", "旧的热层块一"),
+        e("2026-10-21T01:01:00Z", "hot-evict", "旧的热层块二"),
+        e("2026-10-21T01:02:00Z", "candidate-expired", "[计划] 过期候选"),
+        e("2026-10-21T01:03:00Z", "session", "会话记录"),
+        e("2026-10-21T02:00:00Z", "读书", "读完一章"),
+    ];
+    let s = build_day(d("2026-10-21"), &entries, t("2026-10-21T15:00:00Z"));
+    assert_eq!(s.top_tags, ["读书"]);
+}
