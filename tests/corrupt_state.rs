@@ -67,45 +67,105 @@ fn baseline(root: &Path) -> Vec<String> {
     a
 }
 
+/// Overwrites `pages` random pages (never page 1, whose loss engine_core covers) with junk.
+fn damage_pages(db: &Path, seed: u64, pages: usize) {
+    let mut bytes = std::fs::read(db).unwrap();
+    let n_pages = bytes.len() / 4096;
+    assert!(n_pages > 8, "index has {n_pages} pages");
+    let mut rng = rel::Rng::new(seed);
+    for _ in 0..pages {
+        let p = 1 + rng.below(n_pages as u64 - 1) as usize;
+        for b in &mut bytes[p * 4096..(p + 1) * 4096] {
+            *b = rng.below(256) as u8;
+        }
+    }
+    std::fs::write(db, &bytes).unwrap();
+}
+
+fn is_corrupt(e: &memlayers::Error) -> bool {
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    matches!(e, memlayers::Error::Sqlite(rusqlite::Error::SqliteFailure(f, _)) if matches!(f.code, DatabaseCorrupt | NotADatabase))
+}
+
+/// What holds for every damage today: no answer is ever silently wrong. Each query gives the
+/// answer it gave before the damage, or an explicit corruption error; deleting the index (the
+/// documented way out) brings every answer back. Damage the open-time check sees is rebuilt
+/// at once, with a warning.
 #[test]
-fn an_index_with_overwritten_pages_is_reported_by_check_and_rebuilt_once_deleted() {
-    for (seed, pages) in [(1u64, 1usize), (2, 3), (3, 8)] {
-        let dir = fixture_root();
-        let before = baseline(dir.path());
-        let db = dir.path().join("index.sqlite3");
-        let mut bytes = std::fs::read(&db).unwrap();
-        let n_pages = bytes.len() / 4096;
-        assert!(n_pages > 8, "index has {n_pages} pages");
-        let mut rng = rel::Rng::new(seed);
-        // Overwrite whole pages (not page 1, whose loss engine_core covers) with junk.
-        for _ in 0..pages {
-            let p = 1 + rng.below(n_pages as u64 - 1) as usize;
-            for b in &mut bytes[p * 4096..(p + 1) * 4096] {
-                *b = rng.below(256) as u8;
+fn an_index_with_overwritten_pages_never_gives_a_wrong_answer() {
+    let (mut at_open, mut at_query, mut harmless) = (0, 0, 0);
+    for seed in 1..=6u64 {
+        for pages in [1usize, 3, 8] {
+            let dir = fixture_root();
+            let before = baseline(dir.path());
+            damage_pages(&dir.path().join("index.sqlite3"), seed, pages);
+            let ctx = format!("seed {seed}, {pages} pages");
+            let m = match Memory::open(dir.path(), config()) {
+                Ok(m) => m.with_now(at(NOW)),
+                Err(e) => {
+                    assert!(is_corrupt(&e), "{ctx}: {e}");
+                    at_query += 1;
+                    continue;
+                }
+            };
+            if !m.warnings().is_empty() {
+                assert!(m.warnings()[0].contains("rebuilt from the files"), "{ctx}: {:?}", m.warnings());
+                assert_eq!(answers(&m), before, "{ctx}");
+                assert!(m.check().unwrap().clean, "{ctx}");
+                at_open += 1;
+                continue;
             }
+            let mut failed = false;
+            // (keyword, its "and" answer's position in `answers`)
+            for (kw, expected) in [("翻唱", &before[0]), ("吃", &before[6]), ("杭州", &before[10])] {
+                match m.recall(kw, Some(50), Some("and")) {
+                    Ok(mut r) => {
+                        r.items.iter_mut().for_each(|i| i.score = None);
+                        assert_eq!(&serde_json::to_string(&r.items).unwrap(), expected, "{ctx}: silently wrong");
+                    }
+                    Err(e) => {
+                        assert!(is_corrupt(&e), "{ctx}: {e}");
+                        failed = true;
+                    }
+                }
+            }
+            if failed {
+                // `check` names the damage (SQLite's quick_check) without changing anything.
+                let rep = m.check().unwrap();
+                assert!(!rep.clean && rep.integrity != "ok", "{ctx}: {rep:?}");
+                at_query += 1
+            } else {
+                harmless += 1
+            }
+            drop(m);
+            for f in ["index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm"] {
+                let _ = std::fs::remove_file(dir.path().join(f));
+            }
+            assert_eq!(answers(&open_at(dir.path(), NOW)), before, "{ctx}: after deleting the index");
         }
-        std::fs::write(&db, &bytes).unwrap();
-        // Opening checks the header and the schema only (a full check costs seconds at a
-        // million entries, tools/BENCH_RESULTS.md), so the damage is found by `check`, which
-        // runs SQLite's quick_check and says so, without touching anything.
-        let m = open_at(dir.path(), NOW);
-        let rep = m.check().unwrap();
-        if rep.clean {
-            // The junk landed on pages SQLite no longer uses (free pages): nothing is wrong.
-            assert_eq!(rep.integrity, "ok");
-            assert_eq!(answers(&m), before, "seed {seed}");
-        } else {
-            assert_ne!(rep.integrity, "ok", "seed {seed}: {rep:?}");
+    }
+    println!("overwritten index pages: {at_open} rebuilt at open, {at_query} reported as corrupt, {harmless} harmless");
+    assert!(at_open > 0);
+}
+
+/// The promise of the README ("a corrupt index.sqlite3 is moved aside and rebuilt from the
+/// files, with a warning") for damage deep in the file. Holds with `PRAGMA quick_check` at
+/// open; the cheaper open check merged from the bench branch (a count of sqlite_schema) lets
+/// such damage through to the queries, which then fail until the index is deleted by hand.
+/// Ignored until the lead decides (quick_check at open, or rebuild when a query hits
+/// SQLITE_CORRUPT); run with `cargo test --test corrupt_state -- --ignored`.
+#[test]
+#[ignore = "deep index damage is detected only by queries since the O(1) open check; see the doc comment"]
+fn an_index_with_overwritten_pages_is_always_rebuilt() {
+    for seed in 1..=6u64 {
+        for pages in [1usize, 3, 8] {
+            let dir = fixture_root();
+            let before = baseline(dir.path());
+            damage_pages(&dir.path().join("index.sqlite3"), seed, pages);
+            let m = Memory::open(dir.path(), config()).unwrap_or_else(|e| panic!("seed {seed}, {pages}: {e}"));
+            let m = m.with_now(at(NOW));
+            assert_eq!(answers(&m), before, "seed {seed}, {pages} pages");
         }
-        drop(m);
-        // The documented remedy: delete the derived index; the next open rebuilds it from the
-        // files with the same answers, and the files were never touched.
-        for f in ["index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm"] {
-            let _ = std::fs::remove_file(dir.path().join(f));
-        }
-        let m = open_at(dir.path(), NOW);
-        assert_eq!(answers(&m), before, "seed {seed}");
-        assert!(m.check().unwrap().clean);
     }
 }
 

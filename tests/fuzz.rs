@@ -15,8 +15,9 @@
 //! default 10 s, aborts the run and prints the input) and a counting allocator (peak bytes
 //! allocated during the case must stay under 64 × the input size + 16 MiB).
 //!
-//! Budget: `MEMLAYERS_FUZZ_CASES` cases per target (default 200); `MEMLAYERS_SEED` replays a
-//! run. `tools/fuzz.sh` runs a large budget and prints the figures each target reports.
+//! Budget: `MEMLAYERS_FUZZ_CASES` cases per target (default 200), `MEMLAYERS_FUZZ_SCALE`
+//! multiplies the input length (default 1); `MEMLAYERS_SEED` replays a run. `tools/fuzz.sh`
+//! runs a large budget and prints the figures each target reports.
 
 mod rel;
 
@@ -176,8 +177,10 @@ where
     report(target, &fig, started, r.map_err(|e| e.to_string()));
 }
 
-/// Soup: a sequence of fragments, arbitrary strings and single characters.
+/// Soup: a sequence of fragments, arbitrary strings and single characters; at most
+/// `max × MEMLAYERS_FUZZ_SCALE` pieces (default scale 1; the long script also runs 20).
 fn soup(fragments: &'static [&'static str], max: usize) -> impl Strategy<Value = String> {
+    let max = max * rel::budget("MEMLAYERS_FUZZ_SCALE", 1) as usize;
     let piece = prop_oneof![
         6 => proptest::sample::select(fragments).prop_map(str::to_string),
         1 => any::<String>(),
@@ -697,4 +700,14 @@ fn regression_hot_body_fixed_point_with_bom_and_lone_cr() {
         let again = memlayers::hot::parse(&memlayers::hot::format(&doc));
         assert_eq!(again.body, doc.body, "{text:?}");
     }
+}
+
+/// The allocation bound means something only if the counter counts.
+#[test]
+fn the_counting_allocator_sees_a_one_megabyte_allocation() {
+    let (v, peak) = measured(|| vec![7u8; 1 << 20]);
+    assert_eq!(v.len(), 1 << 20);
+    assert!(peak >= 1 << 20, "{peak}");
+    let (_, none) = measured(|| 1 + 1);
+    assert_eq!(none, 0);
 }

@@ -182,6 +182,10 @@ fn queries_of_100_000_characters_answer_in_bounded_time_or_name_the_limit() {
     // Repetition is not a reason to refuse: one term, asked 50 000 times, is one term.
     let r = m.recall(&"火锅 ".repeat(50_000), Some(50), None).unwrap();
     assert_eq!(r.items[0].content, "晚饭吃了火锅 AND 烧烤 OR 串串 NOT 凉菜");
+    println!(
+        "100 000-character queries: {} shapes × (recall and/or, retrieve, windowed retrieve), each < 10 s",
+        shapes.len()
+    );
     // Too many distinct terms: a clear error naming the field and the limit.
     let e = m.recall(&shapes[4].1, None, Some("or")).unwrap_err();
     assert!(matches!(&e, Error::BadInput { field, reason } if field == "keyword" && reason.contains("limit")), "{e}");
@@ -211,14 +215,16 @@ fn big_day(root: &Path, mb: usize) -> usize {
 }
 
 /// Child role: opens a prepared root (mirroring everything), queries it, and prints its own
-/// figures: `entries=<n> open_ms=<ms> recall_all_ms=<ms> list_ms=<ms> recall_one_ms=<ms>
-/// peak_kib=<VmHWM>` (recall_all: a keyword every entry matches; recall_one: a rare one).
+/// figures: `entries=<n> open_ms=<ms> open_peak_kib=<VmHWM after open> recall_all_ms=<ms>
+/// list_ms=<ms> recall_one_ms=<ms> peak_kib=<VmHWM>` (recall_all: a keyword every entry
+/// matches; recall_one: a rare one).
 #[test]
 fn size_child() {
     let Ok(root) = std::env::var("MEMLAYERS_SIZE_ROOT") else { return };
     let t = Instant::now();
     let m = open_at(Path::new(&root), "2026-10-21T04:00:00Z");
     let open_ms = t.elapsed().as_millis();
+    let open_peak_kib = rel::peak_rss_kib();
     let t = Instant::now();
     let hits = m.recall("大文件 padding", Some(50), None).unwrap();
     let recall_ms = t.elapsed().as_millis();
@@ -226,15 +232,17 @@ fn size_child() {
     let day = m.by_date("2026-10-20", "2026-10-20", Some(200)).unwrap();
     let tag = m.by_tag("t7", Some(200)).unwrap();
     let list_ms = t.elapsed().as_millis();
+    // The last line's number is a prefix of no other line's: a rare term.
+    let last = m.check().unwrap().entries - 1;
     let t = Instant::now();
-    let one = m.recall("line 4242", Some(50), None).unwrap();
+    let one = m.recall(&format!("line {last}"), Some(50), None).unwrap();
     let rare_ms = t.elapsed().as_millis();
-    assert!(one.items.iter().any(|i| i.content.ends_with("line 4242 padding text")));
+    assert!(one.items.iter().any(|i| i.content.ends_with(&format!("line {last} padding text"))));
     let entries = m.check().unwrap().entries;
     assert!(hits.matched == entries && day.returned == 200 && tag.returned == 200);
     println!(
-        "entries={entries} open_ms={open_ms} recall_all_ms={recall_ms} list_ms={list_ms} recall_one_ms={rare_ms} \
-         peak_kib={}",
+        "entries={entries} open_ms={open_ms} open_peak_kib={open_peak_kib} recall_all_ms={recall_ms} \
+         list_ms={list_ms} recall_one_ms={rare_ms} peak_kib={}",
         rel::peak_rss_kib()
     );
 }
@@ -300,6 +308,7 @@ fn a_one_megabyte_line_is_kept_whole_read_back_and_refused_where_the_plugin_sets
     assert!(items.iter().all(|i| i.content.chars().count() <= 4000));
     assert_eq!(items.iter().map(|i| i.content.as_str()).collect::<String>(), big);
     assert!(m.check().unwrap().clean);
+    println!("one 1 MB line: read back whole; write refused (4000); import split into 88 entries");
 }
 
 #[test]
@@ -314,9 +323,11 @@ fn many_distinct_tags_stay_fast_to_list_and_search() {
         }
         put(dir.path(), &format!("cold/2026-10/2026-10-{:02}.md", d + 1), &s);
     }
-    let (m, _) = timed("open with many tags", Duration::from_secs(60), || open_at(dir.path(), "2026-10-21T04:00:00Z"));
+    let (m, open) = timed("open with many tags", Duration::from_secs(60 * (n as u64).div_ceil(10_000)), || {
+        open_at(dir.path(), "2026-10-21T04:00:00Z")
+    });
     assert_eq!(m.check().unwrap().entries, n as i64);
-    timed("by_tag × 100", Duration::from_secs(10), || {
+    let (_, by_tag) = timed("by_tag × 100", Duration::from_secs(10), || {
         for i in (0..n).step_by(n / 100) {
             let r = m.by_tag(&format!("标签{i}"), None).unwrap();
             assert_eq!(r.items.len(), 1, "标签{i}");
@@ -327,11 +338,12 @@ fn many_distinct_tags_stay_fast_to_list_and_search() {
     let r =
         timed("recall of a tag", Duration::from_secs(10), || m.recall(&format!("标签{last}"), None, None).unwrap()).0;
     assert!(r.items.iter().any(|i| i.tag == format!("标签{last}")));
-    let s = timed("stats", Duration::from_secs(30), || m.stats().unwrap()).0;
+    let (s, stats) = timed("stats", Duration::from_secs(30), || m.stats().unwrap());
     assert!(serde_json::to_string(&s).unwrap().contains("标签"));
     let day = timed("summarize a day of many tags", Duration::from_secs(30), || {
         m.summarize(Some("day"), Some("2026-10-01"), false).unwrap()
     })
     .0;
     assert_eq!(day.top_tags.len(), 3);
+    println!("many tags: {n} distinct tags: open {open:?}, 100 by_tag {by_tag:?}, stats {stats:?}");
 }
