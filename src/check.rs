@@ -27,6 +27,11 @@ pub struct CheckReport {
     pub count_mismatch: Vec<String>,
     /// True when the FTS5 table holds a different number of rows than `entries`.
     pub fts_mismatch: bool,
+    /// SQLite's `PRAGMA quick_check` of the index: `ok`, or the first problem found. Opening
+    /// checks only the header and schema (a full check costs seconds at a million entries), so
+    /// damaged pages deeper in the file are found here; the remedy is to delete
+    /// `index.sqlite3`, which the next open rebuilds from the files.
+    pub integrity: String,
     /// Entry-looking lines that could not be read.
     pub malformed: Vec<Malformed>,
     /// Leftover temp files from interrupted writes (never read as data; safe to delete).
@@ -42,9 +47,18 @@ impl Memory {
     /// [`Memory::open_unsynced`]; on a synced handle it reports what the sync left.
     pub fn check(&self) -> Result<CheckReport> {
         let c = self.conn()?;
-        let known = crate::sync::known_files(&c)?;
         let disk = scan_disk(self.root())?;
         let mut rep = CheckReport { files: disk.len(), ..Default::default() };
+        rep.integrity = c
+            .query_row("PRAGMA quick_check(1)", [], |r| r.get::<_, String>(0))
+            .unwrap_or_else(|e| format!("quick_check failed: {e}"));
+        if rep.integrity != "ok" {
+            // The counts below may fail on a damaged file; the integrity line already says why.
+            rep.temp_files = temp_files(self.root());
+            rep.ignored = ignored_under_cold(self.root());
+            return Ok(rep);
+        }
+        let known = crate::sync::known_files(&c)?;
         for f in &disk {
             match known.get(&f.rel) {
                 None => rep.not_indexed.push(f.rel.clone()),
@@ -74,7 +88,8 @@ impl Memory {
             .collect::<rusqlite::Result<_>>()?;
         rep.temp_files = temp_files(self.root());
         rep.ignored = ignored_under_cold(self.root());
-        rep.clean = rep.not_indexed.is_empty()
+        rep.clean = rep.integrity == "ok"
+            && rep.not_indexed.is_empty()
             && rep.stale.is_empty()
             && rep.gone.is_empty()
             && rep.count_mismatch.is_empty()
