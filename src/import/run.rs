@@ -15,7 +15,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{Format, ScanSummary, scan};
-use crate::entry::Entry;
+use crate::files::entry::Entry;
 use crate::memory::Memory;
 use crate::{Error, Result};
 
