@@ -220,7 +220,10 @@ pub fn scan(root: &Path, scope: LayerScope) -> Result<Vec<LayerStat>> {
 pub fn known(c: &Connection) -> Result<HashMap<String, Known>> {
     let mut st = c.prepare_cached("SELECT path, size, mtime_ns, inode, hash FROM layer_files")?;
     let rows = st.query_map([], |r| {
-        Ok((r.get::<_, String>(0)?, Known { size: r.get(1)?, mtime_ns: r.get(2)?, inode: r.get(3)?, hash: r.get(4)? }))
+        Ok((
+            r.get::<_, String>(0)?,
+            Known { size: r.get(1)?, mtime_ns: r.get(2)?, inode: r.get(3)?, ctime_ns: 0, hash: r.get(4)? },
+        ))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -371,9 +374,12 @@ mod tests {
     #[test]
     fn plan_finds_new_changed_and_removed() {
         let known: HashMap<String, Known> = [
-            ("hot.md".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, hash: "a".into() }),
-            ("usage.json".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, hash: "b".into() }),
-            ("summaries/day/2026-10-20.md".to_string(), Known { size: 3, mtime_ns: 5, inode: 9, hash: "c".into() }),
+            ("hot.md".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, ctime_ns: 0, hash: "a".into() }),
+            ("usage.json".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, ctime_ns: 0, hash: "b".into() }),
+            (
+                "summaries/day/2026-10-20.md".to_string(),
+                Known { size: 3, mtime_ns: 5, inode: 9, ctime_ns: 0, hash: "c".into() },
+            ),
         ]
         .into();
         let disk = vec![st("hot.md", 10), st("usage.json", 11), st("summaries/day/2026-10-21.md", 4)];

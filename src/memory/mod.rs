@@ -1,7 +1,11 @@
 //! [`Memory`]: one open data root — its files, its index and its configuration.
 //!
-//! Every query first brings the index up to date with the files ([`Memory::sync`]), so hand
-//! edits are seen by the next query. Every write takes the writer lock, writes the canonical
+//! Every query first brings the index up to date with the files it reads ([`Memory::sync`],
+//! [`Memory::sync_days`]), so hand edits are seen by the next query. How a handle knows that
+//! nothing changed depends on how it was opened: [`Memory::open`] (long-lived processes: the
+//! MCP server, library users) keeps an inotify watch and checks nothing while no event is
+//! pending; [`Memory::open_per_call`] (one process per call: the CLI) keeps no watch and stats
+//! only the day files of the query's time window (every day file for an unwindowed query). Every write takes the writer lock, writes the canonical
 //! file atomically, then mirrors that file into the index.
 
 use std::path::{Path, PathBuf};
@@ -29,6 +33,19 @@ pub struct Memory {
     pub(crate) usage_pending: std::sync::atomic::AtomicBool,
     /// Changes under cold/ since the last scan (None: scan at every sync).
     watch: std::sync::Mutex<Option<crate::index::watch::ColdWatch>>,
+    /// False for [`Memory::open_per_call`]: no inotify watch, scoped stat checks instead, and
+    /// usage hits held back by the throttle are left to the next call rather than flushed at
+    /// drop.
+    pub(crate) watching: bool,
+}
+
+/// The cold files a query reads, so a check can stat only those ([`Memory::sync_days`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncScope {
+    /// Every day file (unwindowed queries, listings by tag, layer commands).
+    All,
+    /// The day files of local dates `from..=to` (inclusive).
+    Days(NaiveDate, NaiveDate),
 }
 
 impl Memory {
@@ -39,7 +56,33 @@ impl Memory {
     pub fn open(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
         let (mut m, state) = Self::open_inner(root.as_ref(), config)?;
         m.open_report = m.sync_with_progress(state == OpenState::Fresh, &mut |_| {})?;
+        m.flush_due_usage_warn();
         Ok(m)
+    }
+
+    /// Opens for one call in a short-lived process (the CLI): no sync at open (except the full
+    /// mirroring of a new or rebuilt index) and no inotify watch, whose 120-odd watches cost
+    /// more to add and to close (11–14 ms at 1M entries, issue 15) than the call itself. Each
+    /// query then checks only the day files it reads ([`Memory::sync_days`]): a day window
+    /// stats one file, an unwindowed query every file. The answers are the same as through
+    /// [`Memory::open`]: every change to a file a query reads is mirrored before it runs.
+    /// Errors: as [`Memory::open`].
+    pub fn open_per_call(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
+        let (mut m, state) = Self::open_inner(root.as_ref(), config)?;
+        m.watching = false;
+        if state == OpenState::Fresh {
+            m.open_report = m.sync_with_progress(true, &mut |_| {})?;
+        }
+        m.flush_due_usage_warn();
+        Ok(m)
+    }
+
+    /// Writes usage hits an earlier per-call handle left unwritten, when due; a failure
+    /// becomes a warning (queries never fail because of the ledger).
+    fn flush_due_usage_warn(&mut self) {
+        if let Err(e) = self.flush_due_usage() {
+            self.warnings.push(format!("usage.json not flushed: {e}"));
+        }
     }
 
     /// Opens without mirroring anything: for `check`, which reports the index as it is.
@@ -65,6 +108,7 @@ impl Memory {
             warnings,
             usage_pending,
             watch,
+            watching: true,
         };
         Ok((m, state))
     }
@@ -135,11 +179,28 @@ impl Memory {
         self.sync_with_progress(false, &mut |_| {})
     }
 
+    /// Brings the index up to date for a query that reads only `scope`'s day files. A handle
+    /// from [`Memory::open`] does what [`Memory::sync`] does (its watch covers every file at no
+    /// cost); one from [`Memory::open_per_call`] syncs the layer files, then stats only the
+    /// day files of `scope` (and lists only its month folders) and mirrors the ones changed,
+    /// added or removed there. Files outside the scope are left for the query that reads them.
+    /// Errors: as [`Memory::sync`].
+    pub fn sync_days(&self, scope: SyncScope) -> Result<SyncReport> {
+        if self.watching {
+            return self.sync();
+        }
+        let layers = self.sync_layers(LayerScope::Live, false, None)?;
+        self.scan_and_apply(false, scope, layers, &mut |_| {})
+    }
+
     /// [`Memory::sync`] with a progress callback (files done) and, when `full`, a re-read of
     /// every file regardless of stats.
     pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
         let scope = if full { LayerScope::All } else { LayerScope::Live };
         let layers = self.sync_layers(scope, full, None)?;
+        if !self.watching {
+            return self.scan_and_apply(full, SyncScope::All, layers, progress);
+        }
         let mut watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
         if !full
             && let Some(w) = watch.as_mut()
@@ -149,7 +210,7 @@ impl Memory {
         }
         // Armed before the scan: a change made during or after it is pending at the next sync.
         *watch = crate::index::watch::ColdWatch::arm(&self.root);
-        let rep = self.scan_and_apply(full, layers, progress);
+        let rep = self.scan_and_apply(full, SyncScope::All, layers, progress);
         match (&rep, watch.as_mut()) {
             (Ok(r), Some(w)) => w.files = r.files_scanned,
             (Err(_), _) => *watch = None,
@@ -161,12 +222,21 @@ impl Memory {
     fn scan_and_apply(
         &self,
         full: bool,
+        scope: SyncScope,
         layers: crate::index::layer_sync::LayerReport,
         progress: &mut dyn FnMut(usize),
     ) -> Result<SyncReport> {
-        let disk = sync::scan_disk(&self.root)?;
+        let scan = |c: &rusqlite::Connection| -> Result<_> {
+            Ok(match scope {
+                SyncScope::All => (sync::scan_disk(&self.root)?, sync::known_files(c)?),
+                SyncScope::Days(a, b) => (
+                    sync::scan_days(&self.root, a, b)?,
+                    sync::known_files_between(c, &crate::files::cold_rel(a), &crate::files::cold_rel(b))?,
+                ),
+            })
+        };
         let mut c = self.conn()?;
-        let known = sync::known_files(&c)?;
+        let (disk, known) = scan(&c)?;
         let mut p = sync::plan(&disk, &known);
         if full {
             p.check = disk.clone();
@@ -177,8 +247,7 @@ impl Memory {
         }
         let _lock = self.lock()?;
         // Re-plan under the lock: another writer may have mirrored these files meanwhile.
-        let known = sync::known_files(&c)?;
-        let disk = sync::scan_disk(&self.root)?;
+        let (disk, known) = scan(&c)?;
         let mut p = sync::plan(&disk, &known);
         if full {
             p.check = disk;
@@ -218,6 +287,7 @@ impl Memory {
             size: bytes.len() as i64,
             mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
             inode: meta.ino() as i64,
+            ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
         };
         let mut c = self.conn()?;
         let tx = c.transaction()?;
