@@ -46,23 +46,31 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     c.pragma_update(None, "synchronous", "NORMAL")?;
     c.pragma_update(None, "foreign_keys", "ON")?;
     c.pragma_update(None, "cache_size", -32_000)?; // KiB: 32 MB page cache per connection
-    // Read pages through a memory map of up to 1 GiB instead of pread into SQLite's page
-    // cache: a fresh process (one CLI call) otherwise copies and allocates every page a query
-    // touches (pread + malloc were a third of an unwindowed CLI call's CPU at 1M entries,
-    // issue 15). Writes still go through the WAL.
-    c.pragma_update(None, "mmap_size", MMAP_BYTES)?;
-    // Keep the WAL when the last connection closes (no checkpoint, no delete). Otherwise each
-    // short-lived process (one CLI call) that records a usage hit recreates the WAL and pays
-    // four fsyncs for one small commit: the new WAL and its directory, then the checkpoint's
-    // WAL and database (issue 15: 6-7 fsyncs per `retrieve`). With it, commits in
-    // `synchronous=NORMAL` sync nothing, and the automatic checkpoint (every 1000 WAL pages,
-    // SQLite's default) syncs many commits at once: batched, not dropped.
-    c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
     Ok(())
 }
 
-/// Bytes of the index each connection reads through a memory map (`PRAGMA mmap_size`).
-pub const MMAP_BYTES: i64 = 1 << 30;
+/// WAL pages after which a per-call connection's commit checkpoints (`wal_autocheckpoint`).
+pub const PER_CALL_WAL_PAGES: i64 = 128;
+
+/// [`init_conn`] for a process that makes one call ([`open`] with `per_call`): also keeps
+/// the WAL when the last connection closes (no checkpoint, no delete). Otherwise each such
+/// process that records a usage hit recreates the WAL and pays four fsyncs for one small
+/// commit: the new WAL and its directory, then the checkpoint's WAL and database (issue 15:
+/// 6–7 fsyncs per `retrieve`). With it, commits in `synchronous=NORMAL` sync nothing, and the
+/// automatic checkpoint (every 1000 WAL pages, SQLite's default), or the close of a long-lived
+/// handle, syncs many commits at once: batched, not dropped. (The WAL is part of the index:
+/// a copy of `index.sqlite3` alone is an older, consistent snapshot, which sync brings up to
+/// date like any stale index.)
+fn init_conn_per_call(c: &mut Connection) -> rusqlite::Result<()> {
+    init_conn(c)?;
+    c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+    // The first connection of a process rebuilds the WAL index by reading the whole WAL, so a
+    // WAL left to grow to SQLite's default 1000 pages (4 MB) would cost every call a few ms:
+    // checkpoint at PER_CALL_WAL_PAGES instead (a usage commit is a few pages, so one call in
+    // tens pays the checkpoint's two fsyncs).
+    c.pragma_update(None, "wal_autocheckpoint", PER_CALL_WAL_PAGES)?;
+    Ok(())
+}
 
 /// Longest wait, in ms, for the writer lock when the index must be created, migrated or
 /// rebuilt (another process may be doing exactly that).
@@ -71,12 +79,17 @@ pub const PREPARE_LOCK_TIMEOUT_MS: u64 = 60_000;
 /// `Some(state)` when the index at `path` exists, has every embedded migration applied and
 /// the current tokenizer version: opening it then writes nothing, so no lock and no
 /// migration run are needed (`state`: `Fresh` when it mirrors no file yet). Any doubt → None.
-fn up_to_date(path: &Path) -> Option<OpenState> {
+fn up_to_date(path: &Path, per_call: bool) -> Option<OpenState> {
     if !path.exists() {
         return None;
     }
     let mut c = Connection::open_with_flags(path, open_flags()).ok()?;
-    init_conn(&mut c).ok()?;
+    // Closing this connection must not checkpoint a per-call process's WAL either.
+    if per_call {
+        init_conn_per_call(&mut c).ok()?
+    } else {
+        init_conn(&mut c).ok()?
+    }
     let latest = embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max();
     let applied: Option<i64> =
         c.query_row("SELECT max(version) FROM refinery_schema_history", [], |r| r.get(0)).ok().flatten();
@@ -99,13 +112,15 @@ fn up_to_date(path: &Path) -> Option<OpenState> {
 /// [`PREPARE_LOCK_TIMEOUT_MS`]): two processes opening a new data root at once must not both
 /// run the migrations, or the loser would take "table already exists" for corruption and move
 /// the winner's live index aside.
-pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
+/// `per_call`: the process makes one call and exits (the CLI); its connections leave the WAL
+/// to be checkpointed later ([`init_conn_per_call`]).
+pub fn open(path: &Path, per_call: bool) -> Result<(DbPool, OpenState, Vec<String>)> {
     let root = path.parent().unwrap_or(Path::new("."));
     if !is_symlink(path)
-        && let Some(state) = up_to_date(path)
+        && let Some(state) = up_to_date(path, per_call)
     {
         // The common case: nothing to create, migrate or rebuild (one connection, no lock).
-        return Ok((pool(path)?, state, Vec::new()));
+        return Ok((pool(path, per_call)?, state, Vec::new()));
     }
     let _lock = crate::files::lock::acquire(root, Duration::from_millis(PREPARE_LOCK_TIMEOUT_MS))?;
     let mut warnings = Vec::new();
@@ -136,11 +151,12 @@ pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
         // and leave the index where it is.
         Err(e) => return Err(e),
     };
-    Ok((pool(path)?, state, warnings))
+    Ok((pool(path, per_call)?, state, warnings))
 }
 
-fn pool(path: &Path) -> Result<DbPool> {
-    let manager = SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init_conn);
+fn pool(path: &Path, per_call: bool) -> Result<DbPool> {
+    let init = if per_call { init_conn_per_call } else { init_conn };
+    let manager = SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init);
     Ok(Pool::builder().max_size(8).min_idle(Some(1)).build(manager)?)
 }
 

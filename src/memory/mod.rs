@@ -54,7 +54,7 @@ impl Memory {
     /// created, the index cannot be created, or another writer holds the lock longer than
     /// `lockTimeoutMs` while files need mirroring.
     pub fn open(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
-        let (mut m, state) = Self::open_inner(root.as_ref(), config)?;
+        let (mut m, state) = Self::open_inner(root.as_ref(), config, false)?;
         m.open_report = m.sync_with_progress(state == OpenState::Fresh, &mut |_| {})?;
         m.flush_due_usage_warn();
         Ok(m)
@@ -68,12 +68,11 @@ impl Memory {
     /// [`Memory::open`]: every change to a file a query reads is mirrored before it runs.
     /// Errors: as [`Memory::open`].
     pub fn open_per_call(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
-        let (mut m, state) = Self::open_inner(root.as_ref(), config)?;
+        let (mut m, state) = Self::open_inner(root.as_ref(), config, true)?;
         m.watching = false;
         if state == OpenState::Fresh {
             m.open_report = m.sync_with_progress(true, &mut |_| {})?;
         }
-        m.flush_due_usage_warn();
         Ok(m)
     }
 
@@ -87,16 +86,16 @@ impl Memory {
 
     /// Opens without mirroring anything: for `check`, which reports the index as it is.
     pub fn open_unsynced(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
-        Ok(Self::open_inner(root.as_ref(), config)?.0)
+        Ok(Self::open_inner(root.as_ref(), config, false)?.0)
     }
 
-    fn open_inner(root: &Path, config: Config) -> Result<(Memory, OpenState)> {
+    fn open_inner(root: &Path, config: Config, per_call: bool) -> Result<(Memory, OpenState)> {
         let root = root.to_path_buf();
         if root.exists() && !root.is_dir() {
             return Err(Error::bad("data-root", format!("{} exists and is not a folder", root.display())));
         }
         std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
-        let (pool, state, warnings) = index::open(&root.join(index::INDEX_FILE))?;
+        let (pool, state, warnings) = index::open(&root.join(index::INDEX_FILE), per_call)?;
         let usage_pending = Default::default();
         let watch = std::sync::Mutex::new(None);
         let m = Memory {

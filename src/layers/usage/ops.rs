@@ -307,8 +307,9 @@ impl Memory {
     }
 
     /// Writes usage.json when an earlier per-call handle left hits unwritten
-    /// ([`META_PENDING`]) and `usageThrottleMs` has passed since the last write. Called when a
-    /// data root is opened; a no-op (one `meta` read) otherwise. Returns true when written.
+    /// ([`META_PENDING`]) and `usageThrottleMs` has passed since the last write (by this
+    /// handle's clock). Called when a per-call handle is dropped; a no-op (one `meta` read)
+    /// otherwise. Returns true when written.
     /// Errors: lock timeout, I/O.
     pub(crate) fn flush_due_usage(&self) -> Result<bool> {
         let c = self.conn()?;
@@ -417,12 +418,16 @@ impl Memory {
 
 impl Drop for Memory {
     /// Flushes hits this handle recorded but the throttle held back (errors go to stderr).
-    /// A per-call handle leaves them to the next call instead (`META_PENDING`).
+    /// A per-call handle instead writes usage.json only when hits are pending in the index
+    /// (its own or an earlier call's, `META_PENDING`) and the throttle has passed; otherwise
+    /// it leaves them to a later call.
     fn drop(&mut self) {
-        if self.watching
-            && self.usage_pending.load(Ordering::Relaxed)
-            && let Err(e) = self.flush_usage()
-        {
+        let r = if self.watching {
+            if self.usage_pending.load(Ordering::Relaxed) { self.flush_usage().map(|_| ()) } else { Ok(()) }
+        } else {
+            self.flush_due_usage().map(|_| ())
+        };
+        if let Err(e) = r {
             eprintln!("memlayers: usage.json not flushed: {e}");
         }
     }
