@@ -276,6 +276,24 @@ impl Memory {
         bytes: &[u8],
         appended: &[(i64, &crate::files::entry::Entry)],
     ) -> Result<()> {
+        let mut c = self.conn()?;
+        let tx = c.transaction()?;
+        self.mirror_appended_in(&tx, day, old_bytes, old_entries, bytes, appended)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// [`Memory::mirror_appended`] inside the caller's transaction (an import mirrors many
+    /// days in one), under the writer lock the caller holds.
+    pub(crate) fn mirror_appended_in(
+        &self,
+        tx: &rusqlite::Transaction,
+        day: NaiveDate,
+        old_bytes: &[u8],
+        old_entries: usize,
+        bytes: &[u8],
+        appended: &[(i64, &crate::files::entry::Entry)],
+    ) -> Result<()> {
         use std::os::unix::fs::MetadataExt;
         let rel = crate::files::cold_rel(day);
         let path = self.root.join(&rel);
@@ -288,15 +306,12 @@ impl Memory {
             inode: meta.ino() as i64,
             ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
         };
-        let mut c = self.conn()?;
-        let tx = c.transaction()?;
         let hash = sync::sha1_hex(bytes);
         let done = !appended.is_empty()
-            && sync::append_indexed(&tx, &stat, &sync::sha1_hex(old_bytes), &hash, old_entries, appended)?;
+            && sync::append_indexed(tx, &stat, &sync::sha1_hex(old_bytes), &hash, old_entries, appended)?;
         if !done {
-            sync::mirror_file(&tx, &stat, bytes, &hash)?;
+            sync::mirror_file(tx, &stat, bytes, &hash)?;
         }
-        tx.commit()?;
         Ok(())
     }
 }
