@@ -17,6 +17,7 @@
 //! fixed names, never from caller text.
 
 pub mod entry;
+pub mod identity;
 pub mod lock;
 
 use std::fs;
@@ -196,6 +197,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn safe_join_refuses_escapes() {
         let dir = tempfile::tempdir().unwrap();
         assert!(safe_join(dir.path(), "../x").is_err());

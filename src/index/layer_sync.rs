@@ -177,9 +177,8 @@ pub fn kind_of(rel: &str) -> Option<LayerKind> {
 
 /// (size, mtime ns, inode) of a regular file; `None` when missing or not a regular file.
 pub fn stat_of(path: &Path) -> Option<(i64, i64, i64)> {
-    use std::os::unix::fs::MetadataExt;
     let m = std::fs::symlink_metadata(path).ok()?;
-    m.file_type().is_file().then(|| (m.len() as i64, m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.ino() as i64))
+    m.file_type().is_file().then(|| crate::files::identity::identity(&m))
 }
 
 /// Lists the layer files of `scope` under `root` (regular files only; temp files

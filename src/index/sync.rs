@@ -99,7 +99,6 @@ pub fn plan(disk: &[FileStat], known: &HashMap<String, Known>) -> Plan {
 /// symlinks, temp files and other names are ignored). Sorted by path. Errors:
 /// [`Error::OutsideRoot`] when `cold` itself is a symlink leading out of the data root.
 pub fn scan_disk(root: &Path) -> Result<Vec<FileStat>> {
-    use std::os::unix::fs::MetadataExt;
     let cold = crate::files::safe_join(root, "cold")?;
     let mut out = Vec::new();
     let months = match std::fs::read_dir(&cold) {
@@ -125,13 +124,8 @@ pub fn scan_disk(root: &Path) -> Result<Vec<FileStat>> {
             if !meta.file_type().is_file() {
                 continue;
             }
-            out.push(FileStat {
-                rel,
-                day,
-                size: meta.len() as i64,
-                mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-                inode: meta.ino() as i64,
-            });
+            let (size, mtime_ns, inode) = crate::files::identity::identity(&meta);
+            out.push(FileStat { rel, day, size, mtime_ns, inode });
         }
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));

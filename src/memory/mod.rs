@@ -208,17 +208,11 @@ impl Memory {
         bytes: &[u8],
         appended: &[(i64, &crate::files::entry::Entry)],
     ) -> Result<()> {
-        use std::os::unix::fs::MetadataExt;
         let rel = crate::files::cold_rel(day);
         let path = self.root.join(&rel);
         let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
-        let stat = sync::FileStat {
-            rel,
-            day,
-            size: bytes.len() as i64,
-            mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-            inode: meta.ino() as i64,
-        };
+        let (_, mtime_ns, inode) = crate::files::identity::identity(&meta);
+        let stat = sync::FileStat { rel, day, size: bytes.len() as i64, mtime_ns, inode };
         let mut c = self.conn()?;
         let tx = c.transaction()?;
         let hash = sync::sha1_hex(bytes);
