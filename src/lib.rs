@@ -29,7 +29,7 @@ pub mod temporal;
 // The temporal parser (src/temporal/) names the calendar helpers and the CJK test by their
 // former top-level paths; these aliases keep them resolving.
 use files as layout;
-use query::segment;
+use index::segment;
 
 pub use config::Config;
 pub use error::{Error, Result};

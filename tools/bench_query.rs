@@ -9,10 +9,10 @@ use std::time::Instant;
 
 use chrono::{Datelike, Duration, NaiveDate};
 use memlayers::Memory;
+use memlayers::index::segment::is_cjk;
 use memlayers::index::sync::id_range;
 use memlayers::query::retrieve::{RetrieveArgs, TimeRange};
 use memlayers::query::search::{Mode, Query, count_matches};
-use memlayers::query::segment::is_cjk;
 use memlayers::query::stopwords::{CJK_STOP_CHARS, CJK_STOP_WORDS, EN_STOP_WORDS};
 use sha1::{Digest, Sha1};
 

@@ -289,8 +289,8 @@ fn run(cli: Cli) -> Result<String> {
         Cmd::Retrieve { query, from, to, limit, explain } => {
             let time_range = match (from, to) {
                 (Some(f), Some(t)) => Some(crate::query::retrieve::TimeRange::Dates {
-                    from: crate::query::parse_date("from", f)?,
-                    to: crate::query::parse_date("to", t)?,
+                    from: crate::files::parse_date("from", f)?,
+                    to: crate::files::parse_date("to", t)?,
                 }),
                 _ => None,
             };

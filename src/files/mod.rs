@@ -157,6 +157,15 @@ pub fn safe_join(root: &Path, rel: &str) -> Result<PathBuf> {
     Ok(full)
 }
 
+/// Parses a strict `YYYY-MM-DD` local date; the error names `field`.
+pub fn parse_date(field: &str, s: &str) -> Result<NaiveDate> {
+    let ok = s.len() == 10 && s.as_bytes()[4] == b'-' && s.as_bytes()[7] == b'-';
+    match NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        Ok(d) if ok => Ok(d),
+        _ => Err(Error::bad(field, format!("{s:?} is not a valid date YYYY-MM-DD"))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

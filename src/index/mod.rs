@@ -5,9 +5,13 @@
 //! with a busy timeout, so readers never block on the single writer.
 
 pub mod check;
-pub mod layer_sync;
+pub mod mirror;
+pub mod segment;
+pub mod store;
 pub mod sync;
 pub mod watch;
+
+pub use store::Store;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -16,7 +20,7 @@ use r2d2::Pool;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use crate::query::segment::TOKENIZER_VERSION;
+use crate::index::segment::TOKENIZER_VERSION;
 use crate::{Error, Result};
 
 mod embedded {

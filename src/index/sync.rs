@@ -15,7 +15,8 @@ use sha1::{Digest, Sha1};
 
 use crate::files::entry::{LineKind, parse_line};
 use crate::files::{cold_rel, day_number, day_of_cold_rel};
-use crate::query::segment::segment;
+use crate::index::mirror::Known;
+use crate::index::segment::segment;
 use crate::{Error, Result};
 
 /// Bits of an entry id that hold the ordinal inside the day (`id = day << 20 | ordinal`).
@@ -43,19 +44,6 @@ pub struct FileStat {
     pub mtime_ns: i64,
     /// Inode number (changes when a file is replaced by rename).
     pub inode: i64,
-}
-
-/// What the index remembers about one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Known {
-    /// Size in bytes when mirrored.
-    pub size: i64,
-    /// mtime when mirrored, ns.
-    pub mtime_ns: i64,
-    /// Inode when mirrored.
-    pub inode: i64,
-    /// sha1 of the bytes mirrored.
-    pub hash: String,
 }
 
 /// The outcome of [`plan`].
@@ -132,15 +120,6 @@ pub fn scan_disk(root: &Path) -> Result<Vec<FileStat>> {
     Ok(out)
 }
 
-/// Loads what the index knows about every mirrored file.
-pub fn known_files(c: &Connection) -> Result<HashMap<String, Known>> {
-    let mut st = c.prepare("SELECT path, size, mtime_ns, inode, hash FROM files")?;
-    let rows = st.query_map([], |r| {
-        Ok((r.get::<_, String>(0)?, Known { size: r.get(1)?, mtime_ns: r.get(2)?, inode: r.get(3)?, hash: r.get(4)? }))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
-}
-
 /// One line that looked like an entry but could not be read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Malformed {
@@ -169,7 +148,24 @@ pub struct SyncReport {
     /// Entry-looking lines that could not be read, in the mirrored files.
     pub malformed: Vec<Malformed>,
     /// What the sync of the layer files (hot.md, usage.json, summaries) changed.
-    pub layers: crate::index::layer_sync::LayerReport,
+    pub layers: LayerReport,
+}
+
+/// What a layer sync changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LayerReport {
+    /// Layer files found on disk.
+    pub files_scanned: usize,
+    /// Files whose content changed (or that are new) and were re-mirrored.
+    pub files_mirrored: usize,
+    /// Files gone from disk whose rows were dropped.
+    pub files_removed: usize,
+    /// True when the usage table was replaced from usage.json (or emptied because it is gone).
+    pub usage_reloaded: bool,
+    /// Why usage.json could not be read, when it could not (it is rebuilt silently).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage_corrupt: Option<String>,
 }
 
 /// sha1 of bytes, lowercase hex.

@@ -23,10 +23,10 @@ use rusqlite::params;
 use serde::Serialize;
 
 use crate::files::{local_date, local_midnight};
+use crate::index::Store;
+use crate::index::segment::{Piece, Probe, pieces};
 use crate::index::sync::id_range;
-use crate::memory::Memory;
 use crate::query::search::{Mode, Query, ScoreParts, round4};
-use crate::query::segment::{Piece, Probe, pieces};
 use crate::query::{Item, check_range, item_from_row};
 use crate::temporal::{self, Grain, TimeWindow};
 use crate::{Error, Result};
@@ -207,7 +207,7 @@ struct Gate {
     ts: Option<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
-impl Memory {
+impl Store {
     /// The gate for instants `[start, end)` covering local dates `[from, to_excl)` in `tz`:
     /// a pure rowid range when those are local midnights of the zone partitioning the files,
     /// else the covering days' rowid range plus an exact UTC filter.

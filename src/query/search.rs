@@ -20,8 +20,8 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, params};
 use serde::Serialize;
 
-use crate::memory::Memory;
-use crate::query::segment::{Piece, Probe, pieces, term_probes, text_has_probe};
+use crate::index::Store;
+use crate::index::segment::{Piece, Probe, pieces, term_probes, text_has_probe};
 use crate::query::{Item, check_range, item_from_row};
 use crate::{Error, Result};
 
@@ -271,7 +271,7 @@ pub fn index_totals(c: &Connection) -> Result<(i64, i64)> {
     Ok(c.query_row("SELECT count(*), coalesce(sum(entries), 0) FROM files", [], |r| Ok((r.get(0)?, r.get(1)?)))?)
 }
 
-impl Memory {
+impl Store {
     /// `mem_recall(keyword, limit=10, mode="and")` over every month. Terms are separated by
     /// whitespace; a term matches when all its probes occur in the content or tag (see
     /// `segment::term_probes`). `limit` 1–50. Errors name `keyword`, `limit` or `mode`.

@@ -12,16 +12,16 @@
 
 use crate::files::entry::Entry;
 use crate::files::lock::WriterLock;
-use crate::index::layer_sync::{HOT_FILE, LayerScope};
+use crate::index::Store;
 use crate::layers::hot::evict::{block_keys, split_blocks};
 use crate::layers::hot::prune::prune_candidates;
 use crate::layers::hot::set::{HotSetResult, apply_set};
 use crate::layers::hot::{self, HotDoc, HotGetResult, HotStatus, Pruned, Topic};
+use crate::layers::sync::{HOT_FILE, LayerScope};
 use crate::layers::usage::key;
-use crate::memory::Memory;
 use crate::{Error, Result};
 
-impl Memory {
+impl Store {
     /// The mirrored hot.md, parsed; `None` when there is no hot.md (as of the last sync).
     pub fn hot_doc(&self) -> Result<Option<HotDoc>> {
         Ok(self.layer_body(HOT_FILE)?.map(|b| hot::parse(&String::from_utf8_lossy(&b))))

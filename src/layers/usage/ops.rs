@@ -30,10 +30,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::files::entry::format_ts;
 use crate::files::lock::WriterLock;
-use crate::index::layer_sync::USAGE_FILE;
+use crate::index::Store;
+use crate::layers::sync::USAGE_FILE;
 use crate::layers::usage::{DEFAULT_WEIGHT, Ledger, LoadStatus, Record, key, should_write};
-use crate::memory::Memory;
-use crate::query::Item;
 use crate::{Error, Result};
 
 /// Longest wait for the writer lock when recording hits or flushing at drop, in ms (also
@@ -238,7 +237,13 @@ fn ms(t: DateTime<Utc>) -> String {
     t.timestamp_millis().to_string()
 }
 
-impl Memory {
+/// Something a query returned, whose usage is recorded: an entry, keyed by its text.
+pub trait Hit {
+    /// The entry's text (without the source marker), from which its usage key is derived.
+    fn content(&self) -> &str;
+}
+
+impl Store {
     /// Takes the writer lock for the ledger: at most [`USAGE_LOCK_TIMEOUT_MS`] (or
     /// `lockTimeoutMs` when smaller).
     fn usage_lock(&self) -> Result<WriterLock> {
@@ -248,7 +253,7 @@ impl Memory {
 
     /// Records one usage hit per returned item (module docs). Never fails: problems are
     /// reported on stderr and the caller's query result stands.
-    pub(crate) fn record_hits(&self, items: &[Item]) {
+    pub(crate) fn record_hits<H: Hit>(&self, items: &[H]) {
         if items.is_empty() {
             return;
         }
@@ -257,10 +262,10 @@ impl Memory {
         }
     }
 
-    fn try_record_hits(&self, items: &[Item]) -> Result<()> {
+    fn try_record_hits<H: Hit>(&self, items: &[H]) -> Result<()> {
         let lock = self.usage_lock()?;
         let now = self.now();
-        let keyed: Vec<(String, &str)> = items.iter().map(|i| (key(&i.content), i.content.as_str())).collect();
+        let keyed: Vec<(String, &str)> = items.iter().map(|i| (key(i.content()), i.content())).collect();
         let mut distinct: Vec<String> = keyed.iter().map(|(k, _)| k.clone()).collect();
         distinct.sort();
         distinct.dedup();
@@ -330,13 +335,13 @@ impl Memory {
     /// unwritten hits is dropped.
     pub fn flush_usage(&self) -> Result<bool> {
         let lock = self.usage_lock()?;
-        self.sync_layers(crate::index::layer_sync::LayerScope::Live, false, Some(&lock))?;
+        self.sync_layers(crate::layers::sync::LayerScope::Live, false, Some(&lock))?;
         self.write_usage_file(&lock)
     }
 
     /// Usage weights (0–100) of items, decayed to now; 50 for entries never hit. One query per
     /// call; on an index error every weight reads 50 (reported on stderr).
-    pub(crate) fn weights(&self, items: &[Item]) -> Vec<f64> {
+    pub(crate) fn weights<H: Hit>(&self, items: &[H]) -> Vec<f64> {
         match self.try_weights(items) {
             Ok(w) => w,
             Err(e) => {
@@ -346,8 +351,8 @@ impl Memory {
         }
     }
 
-    fn try_weights(&self, items: &[Item]) -> Result<Vec<f64>> {
-        let keys: Vec<String> = items.iter().map(|i| key(&i.content)).collect();
+    fn try_weights<H: Hit>(&self, items: &[H]) -> Result<Vec<f64>> {
+        let keys: Vec<String> = items.iter().map(|i| key(i.content())).collect();
         let mut distinct = keys.clone();
         distinct.sort();
         distinct.dedup();
@@ -385,7 +390,7 @@ impl Memory {
     }
 }
 
-impl Drop for Memory {
+impl Drop for Store {
     /// Flushes hits this handle recorded but the throttle held back (errors go to stderr).
     fn drop(&mut self) {
         if self.usage_pending.load(Ordering::Relaxed)
