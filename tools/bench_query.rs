@@ -9,10 +9,10 @@ use std::time::Instant;
 
 use chrono::{Datelike, Duration, NaiveDate};
 use memlayers::Memory;
+use memlayers::index::segment::is_cjk;
 use memlayers::index::sync::id_range;
 use memlayers::query::retrieve::{RetrieveArgs, TimeRange};
 use memlayers::query::search::{Mode, Query, count_matches};
-use memlayers::query::segment::is_cjk;
 use memlayers::query::stopwords::{CJK_STOP_CHARS, CJK_STOP_WORDS, EN_STOP_WORDS};
 use sha1::{Digest, Sha1};
 
@@ -177,7 +177,7 @@ fn windowed(mem: &Memory, text: &str, from: NaiveDate, to: NaiveDate) -> BResult
 }
 
 fn unwindowed(mem: &Memory, q: &QuerySpec) -> BResult<Vec<i64>> {
-    Ok(mem.recall(&q.text, Some(10), q.mode)?.items.iter().map(|i| i.id).collect())
+    Ok(mem.recall(&q.text, Some(10), q.mode.map(str::parse).transpose()?)?.items.iter().map(|i| i.id).collect())
 }
 
 /// Runs the mix: each query `repeats` times without a window (`recall`, limit 10), and once

@@ -17,6 +17,7 @@
 //! fixed names, never from caller text.
 
 pub mod entry;
+pub mod identity;
 pub mod lock;
 
 use std::fs;
@@ -228,6 +229,15 @@ pub fn safe_join(root: &Path, rel: &str) -> Result<PathBuf> {
     Ok(full)
 }
 
+/// Parses a strict `YYYY-MM-DD` local date; the error names `field`.
+pub fn parse_date(field: &str, s: &str) -> Result<NaiveDate> {
+    let ok = s.len() == 10 && s.as_bytes()[4] == b'-' && s.as_bytes()[7] == b'-';
+    match NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        Ok(d) if ok => Ok(d),
+        _ => Err(Error::bad(field, format!("{s:?} is not a valid date YYYY-MM-DD"))),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -268,6 +278,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn safe_join_refuses_escapes() {
         let dir = tempfile::tempdir().unwrap();
         assert!(safe_join(dir.path(), "../x").is_err());

@@ -16,7 +16,7 @@ use serde::Serialize;
 
 use super::{Format, ScanSummary, scan};
 use crate::files::entry::Entry;
-use crate::memory::Memory;
+use crate::index::Store;
 use crate::{Error, Result};
 
 /// Days an import writes and mirrors together (files written side by side, one index
@@ -43,7 +43,7 @@ pub struct ImportReport {
     pub scan: ScanSummary,
 }
 
-impl Memory {
+impl Store {
     /// Imports an archive folder (`format` or auto-detected) into this data root. `progress`
     /// receives (days done, days total). Errors: the folder cannot be read, or is this data
     /// root's own `cold/` parent with format other than dsh (field `path`); a lock timeout.

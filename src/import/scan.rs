@@ -304,6 +304,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn symlinks_are_not_followed() {
         let dir = tempfile::tempdir().unwrap();
         let r = dir.path();

@@ -2,8 +2,8 @@
 
 use serde::Serialize;
 
+use crate::index::Store;
 use crate::index::sync::{Malformed, scan_disk, sha1_hex};
-use crate::memory::Memory;
 use crate::{Error, Result};
 
 /// What `check` found. `clean` is true when the index mirrors the files exactly.
@@ -42,7 +42,7 @@ pub struct CheckReport {
     pub ignored: Vec<String>,
 }
 
-impl Memory {
+impl Store {
     /// Compares index and files without modifying either. Meaningful on a handle opened with
     /// [`Memory::open_unsynced`]; on a synced handle it reports what the sync left.
     pub fn check(&self) -> Result<CheckReport> {
@@ -58,7 +58,7 @@ impl Memory {
             rep.ignored = ignored_under_cold(self.root());
             return Ok(rep);
         }
-        let known = crate::index::sync::known_files(&c)?;
+        let known = crate::index::mirror::known(&c, crate::index::mirror::Table::Files)?;
         for f in &disk {
             match known.get(&f.rel) {
                 None => rep.not_indexed.push(f.rel.clone()),

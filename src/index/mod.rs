@@ -5,9 +5,13 @@
 //! with a busy timeout, so readers never block on the single writer.
 
 pub mod check;
-pub mod layer_sync;
+pub mod mirror;
+pub mod segment;
+pub mod store;
 pub mod sync;
 pub mod watch;
+
+pub use store::Store;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -16,7 +20,7 @@ use r2d2::Pool;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use crate::query::segment::TOKENIZER_VERSION;
+use crate::index::segment::TOKENIZER_VERSION;
 use crate::{Error, Result};
 
 mod embedded {
@@ -57,17 +61,15 @@ pub const PER_CALL_WAL_PAGES: i64 = 128;
 /// process that records a usage hit recreates the WAL and pays four fsyncs for one small
 /// commit: the new WAL and its directory, then the checkpoint's WAL and database (issue 15:
 /// 6–7 fsyncs per `retrieve`). With it, commits in `synchronous=NORMAL` sync nothing, and the
-/// automatic checkpoint (every 1000 WAL pages, SQLite's default), or the close of a long-lived
-/// handle, syncs many commits at once: batched, not dropped. (The WAL is part of the index:
-/// a copy of `index.sqlite3` alone is an older, consistent snapshot, which sync brings up to
-/// date like any stale index.)
+/// automatic checkpoint, or the close of a long-lived handle, syncs many commits at once:
+/// batched, not dropped. The first connection of a process rebuilds the WAL index by reading
+/// the whole WAL, so the automatic checkpoint runs at [`PER_CALL_WAL_PAGES`] (512 KiB; a usage
+/// commit is a few pages, so one call in tens pays the checkpoint's two fsyncs) rather than
+/// SQLite's default 1000 pages. (The WAL is part of the index: a copy of `index.sqlite3` alone
+/// is an older, consistent snapshot, which sync brings up to date like any stale index.)
 fn init_conn_per_call(c: &mut Connection) -> rusqlite::Result<()> {
     init_conn(c)?;
     c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
-    // The first connection of a process rebuilds the WAL index by reading the whole WAL, so a
-    // WAL left to grow to SQLite's default 1000 pages (4 MB) would cost every call a few ms:
-    // checkpoint at PER_CALL_WAL_PAGES instead (a usage commit is a few pages, so one call in
-    // tens pays the checkpoint's two fsyncs).
     c.pragma_update(None, "wal_autocheckpoint", PER_CALL_WAL_PAGES)?;
     Ok(())
 }
@@ -112,6 +114,7 @@ fn up_to_date(path: &Path, per_call: bool) -> Option<OpenState> {
 /// [`PREPARE_LOCK_TIMEOUT_MS`]): two processes opening a new data root at once must not both
 /// run the migrations, or the loser would take "table already exists" for corruption and move
 /// the winner's live index aside.
+///
 /// `per_call`: the process makes one call and exits (the CLI); its connections leave the WAL
 /// to be checkpointed later ([`init_conn_per_call`]).
 pub fn open(path: &Path, per_call: bool) -> Result<(DbPool, OpenState, Vec<String>)> {
@@ -157,7 +160,7 @@ pub fn open(path: &Path, per_call: bool) -> Result<(DbPool, OpenState, Vec<Strin
 fn pool(path: &Path, per_call: bool) -> Result<DbPool> {
     let init = if per_call { init_conn_per_call } else { init_conn };
     let manager = SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init);
-    Ok(Pool::builder().max_size(8).min_idle(Some(1)).build(manager)?)
+    Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map_err(Error::pool)
 }
 
 /// True for errors that mean the file is not a usable index: not a database, a malformed
@@ -166,9 +169,9 @@ fn is_corruption(e: &Error) -> bool {
     use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
     match e {
         Error::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => matches!(f.code, DatabaseCorrupt | NotADatabase),
-        Error::Migration(m) => {
-            let m = m.to_lowercase();
-            !(m.contains("locked") || m.contains("busy"))
+        // Another process holding the database (SQLITE_BUSY / SQLITE_LOCKED) is not damage.
+        Error::Migration { code, .. } => {
+            !matches!(code, Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
         }
         _ => false,
     }
@@ -212,7 +215,11 @@ fn prepare(path: &Path) -> Result<OpenState> {
     // journal_mode reads the header: a garbage file fails here with SQLITE_NOTADB.
     let mode: String = c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     if mode.to_lowercase() != "wal" {
-        return Err(Error::Migration(format!("could not switch the index to WAL (got {mode})")));
+        return Err(Error::Migration {
+            message: format!("could not switch the index to WAL (got {mode})"),
+            code: None,
+            source: None,
+        });
     }
     if existed {
         // Smoke test of the header and the schema page, O(1). Not `quick_check`: it walks every
@@ -220,7 +227,7 @@ fn prepare(path: &Path) -> Result<OpenState> {
         // open of a 1M-entry index). Damage deeper in the file surfaces as SQLITE_CORRUPT.
         c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get::<_, i64>(0))?;
     }
-    embedded::migrations::runner().run(&mut c).map_err(|e| Error::Migration(e.to_string()))?;
+    embedded::migrations::runner().run(&mut c).map_err(Error::migration)?;
     let stored: Option<String> =
         c.query_row("SELECT value FROM meta WHERE key = 'tokenizer_version'", [], |r| r.get(0)).optional()?;
     let fresh = match stored {
@@ -247,4 +254,33 @@ pub fn clear(c: &Connection) -> Result<()> {
          INSERT INTO entries_fts(entries_fts) VALUES('delete-all');",
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_busy_database_during_migration_is_classified_by_its_code_not_as_corruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(INDEX_FILE);
+        // Another connection holds an exclusive lock (rollback journal: nobody else may read).
+        let holder = Connection::open(&path).unwrap();
+        holder.execute_batch("CREATE TABLE x(a); BEGIN EXCLUSIVE; INSERT INTO x VALUES(1);").unwrap();
+        let mut c = Connection::open(&path).unwrap();
+        c.busy_timeout(Duration::ZERO).unwrap();
+        let e = embedded::migrations::runner().run(&mut c).map_err(Error::migration).unwrap_err();
+        match &e {
+            Error::Migration { code, source, .. } => {
+                assert_eq!(*code, Some(rusqlite::ErrorCode::DatabaseBusy));
+                assert!(source.is_some());
+            }
+            other => panic!("expected a migration error, got {other:?}"),
+        }
+        assert!(!is_corruption(&e));
+        // A migration failure SQLite did not report (no code), e.g. a schema history our
+        // migrations cannot apply to, means the file is not a usable index.
+        let foreign = Error::Migration { message: "applied migration V1 differs".into(), code: None, source: None };
+        assert!(is_corruption(&foreign));
+    }
 }

@@ -15,7 +15,8 @@ use sha1::{Digest, Sha1};
 
 use crate::files::entry::{LineKind, parse_line};
 use crate::files::{cold_rel, day_number, day_of_cold_rel};
-use crate::query::segment::segment;
+use crate::index::mirror::Known;
+use crate::index::segment::segment;
 use crate::{Error, Result};
 
 /// Bits of an entry id that hold the ordinal inside the day (`id = day << 20 | ordinal`).
@@ -43,27 +44,10 @@ pub struct FileStat {
     pub mtime_ns: i64,
     /// Inode number (changes when a file is replaced by rename).
     pub inode: i64,
-    /// Status-change time (ctime), nanoseconds since the Unix epoch: set by the kernel on
-    /// every write, truncate, rename or `utimes`, and unlike mtime it cannot be set back, so a
+    /// Status-change time (ctime), ns since the Unix epoch, 0 where the platform has none
+    /// ([`crate::files::identity::ctime_ns`]): unlike mtime it cannot be set back, so a
     /// same-size edit whose mtime was restored (`touch -r`, `rsync -t`) is still seen.
     pub ctime_ns: i64,
-}
-
-/// What the index remembers about one file.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Known {
-    /// Size in bytes when mirrored.
-    pub size: i64,
-    /// mtime when mirrored, ns.
-    pub mtime_ns: i64,
-    /// Inode when mirrored.
-    pub inode: i64,
-    /// ctime when mirrored, ns. Cold files only (layer files do not compare it and hold 0);
-    /// 0 in rows written before migration V7, so such a file is re-hashed once, its content
-    /// compared, and the row completed.
-    pub ctime_ns: i64,
-    /// sha1 of the bytes mirrored.
-    pub hash: String,
 }
 
 /// The outcome of [`plan`].
@@ -142,7 +126,7 @@ pub const PARALLEL_SCAN_MONTHS: usize = 24;
 /// The cold files of local dates `from..=to` only (inclusive), found the way [`scan_disk`]
 /// finds them: lists just the month folders the range touches and stats just the day files
 /// inside the range, so a query over a day costs one `getdents` and one `statx` instead of one
-/// `statx` per file of the archive. Sorted by path.
+/// `statx` per file of the archive. Sorted by path. Errors: as [`scan_disk`].
 pub fn scan_days(root: &Path, from: NaiveDate, to: NaiveDate) -> Result<Vec<FileStat>> {
     use chrono::Datelike;
     let cold = crate::files::safe_join(root, "cold")?;
@@ -184,7 +168,6 @@ fn month_dirs(root: &Path) -> Result<Option<Vec<(String, std::path::PathBuf)>>> 
 
 /// Stats the day files of the given month folders whose date `keep` accepts.
 fn scan_months(months: &[(String, std::path::PathBuf)], keep: &dyn Fn(NaiveDate) -> bool) -> Result<Vec<FileStat>> {
-    use std::os::unix::fs::MetadataExt;
     let mut out = Vec::new();
     for (mname, mdir) in months {
         let files = match std::fs::read_dir(mdir) {
@@ -206,35 +189,12 @@ fn scan_months(months: &[(String, std::path::PathBuf)], keep: &dyn Fn(NaiveDate)
             if !meta.file_type().is_file() {
                 continue;
             }
-            out.push(FileStat {
-                rel,
-                day,
-                size: meta.len() as i64,
-                mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-                inode: meta.ino() as i64,
-                ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
-            });
+            let (size, mtime_ns, inode) = crate::files::identity::identity(&meta);
+            let ctime_ns = crate::files::identity::ctime_ns(&meta);
+            out.push(FileStat { rel, day, size, mtime_ns, inode, ctime_ns });
         }
     }
     Ok(out)
-}
-
-/// Loads what the index knows about every mirrored file.
-pub fn known_files(c: &Connection) -> Result<HashMap<String, Known>> {
-    known_files_between(c, "", "\u{10FFFF}")
-}
-
-/// What the index knows about the mirrored files whose relative path lies in `[lo, hi]`
-/// (byte order; cold paths sort by date, so [`cold_rel`] of two dates bounds a date range and
-/// the primary key serves it).
-pub fn known_files_between(c: &Connection, lo: &str, hi: &str) -> Result<HashMap<String, Known>> {
-    let mut st =
-        c.prepare_cached("SELECT path, size, mtime_ns, inode, ctime_ns, hash FROM files WHERE path BETWEEN ?1 AND ?2")?;
-    let rows = st.query_map([lo, hi], |r| {
-        let k = Known { size: r.get(1)?, mtime_ns: r.get(2)?, inode: r.get(3)?, ctime_ns: r.get(4)?, hash: r.get(5)? };
-        Ok((r.get::<_, String>(0)?, k))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// One line that looked like an entry but could not be read.
@@ -265,7 +225,24 @@ pub struct SyncReport {
     /// Entry-looking lines that could not be read, in the mirrored files.
     pub malformed: Vec<Malformed>,
     /// What the sync of the layer files (hot.md, usage.json, summaries) changed.
-    pub layers: crate::index::layer_sync::LayerReport,
+    pub layers: LayerReport,
+}
+
+/// What a layer sync changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LayerReport {
+    /// Layer files found on disk.
+    pub files_scanned: usize,
+    /// Files whose content changed (or that are new) and were re-mirrored.
+    pub files_mirrored: usize,
+    /// Files gone from disk whose rows were dropped.
+    pub files_removed: usize,
+    /// True when the usage table was replaced from usage.json (or emptied because it is gone).
+    pub usage_reloaded: bool,
+    /// Why usage.json could not be read, when it could not (it is rebuilt silently).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage_corrupt: Option<String>,
 }
 
 /// sha1 of bytes, lowercase hex.

@@ -14,24 +14,52 @@
 //! the same inode (a hard link outside `cold/`) and changes made by another machine on a
 //! network file system. Where inotify cannot be used (the per-user instance limit is reached,
 //! `cold/` is missing, a watch cannot be added) there is no watch and every sync scans.
+//!
+//! Off Linux, and with the `portable-fallback` feature, [`ColdWatch::arm`] always returns
+//! `None`: every sync scans (the fallback compiled and tested on Linux with that feature).
 
 use std::path::Path;
 
+#[cfg(all(target_os = "linux", not(feature = "portable-fallback")))]
 use inotify::{Inotify, WatchMask};
 
+/// No watch: every sync scans (platforms without inotify, or the `portable-fallback` feature).
+#[cfg(not(all(target_os = "linux", not(feature = "portable-fallback"))))]
+#[derive(Debug)]
+pub struct ColdWatch {
+    /// Day files the scan that followed [`ColdWatch::arm`] found (reported by skipped syncs).
+    pub files: usize,
+}
+
+#[cfg(not(all(target_os = "linux", not(feature = "portable-fallback"))))]
+impl ColdWatch {
+    /// Always `None`: without inotify, every sync scans.
+    pub fn arm(_root: &Path) -> Option<ColdWatch> {
+        None
+    }
+
+    /// Never quiet (never reached: [`ColdWatch::arm`] gives no watch).
+    pub fn quiet(&mut self) -> bool {
+        false
+    }
+}
+
 /// A set of inotify watches on `cold/` and its month folders.
+#[cfg(all(target_os = "linux", not(feature = "portable-fallback")))]
 pub struct ColdWatch {
     ino: Inotify,
     /// Day files the scan that followed [`ColdWatch::arm`] found (reported by skipped syncs).
     pub files: usize,
 }
 
+#[cfg(all(target_os = "linux", not(feature = "portable-fallback")))]
 impl std::fmt::Debug for ColdWatch {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ColdWatch").field("files", &self.files).finish_non_exhaustive()
     }
 }
 
+#[cfg(all(target_os = "linux", not(feature = "portable-fallback")))]
 impl ColdWatch {
     /// Watches `root/cold` (folders created, deleted, renamed; the folder itself removed or
     /// moved) and each of its subfolders (files written, truncated, touched, created, deleted,
@@ -68,6 +96,15 @@ mod tests {
     use super::*;
 
     #[test]
+    #[cfg(not(all(target_os = "linux", not(feature = "portable-fallback"))))]
+    fn the_fallback_never_watches_so_every_sync_scans() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("cold/2026-11")).unwrap();
+        assert!(ColdWatch::arm(dir.path()).is_none());
+    }
+
+    #[test]
+    #[cfg(all(target_os = "linux", not(feature = "portable-fallback")))]
     fn any_change_under_cold_is_pending_and_nothing_else_is() {
         let dir = tempfile::tempdir().unwrap();
         let month = dir.path().join("cold/2026-11");

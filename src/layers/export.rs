@@ -11,8 +11,8 @@
 use serde::Serialize;
 
 use crate::Result;
-use crate::index::layer_sync::{LayerScope, USAGE_FILE};
-use crate::memory::Memory;
+use crate::index::Store;
+use crate::layers::sync::{LayerScope, USAGE_FILE};
 
 /// Result of [`Memory::export`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -24,7 +24,7 @@ pub struct ExportReport {
     pub unchanged: usize,
 }
 
-impl Memory {
+impl Store {
     /// Writes hot.md, summaries/ and usage.json from the index (module docs). Errors: lock
     /// timeout, I/O, index.
     pub fn export(&self) -> Result<ExportReport> {

@@ -17,5 +17,6 @@ pub mod hot;
 pub mod session;
 pub mod stats;
 pub mod summary;
+pub mod sync;
 pub mod usage;
 mod write;

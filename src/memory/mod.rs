@@ -1,51 +1,48 @@
 //! [`Memory`]: one open data root — its files, its index and its configuration.
 //!
-//! Every query first brings the index up to date with the files it reads ([`Memory::sync`],
-//! [`Memory::sync_days`]), so hand edits are seen by the next query. How a handle knows that
-//! nothing changed depends on how it was opened: [`Memory::open`] (long-lived processes: the
+//! Every query first brings the index up to date with the files it reads ([`Memory::sync`]),
+//! so hand edits are seen by the next query. A handle from [`Memory::open`] (long-lived: the
 //! MCP server, library users) keeps an inotify watch and checks nothing while no event is
-//! pending; [`Memory::open_per_call`] (one process per call: the CLI) keeps no watch and stats
-//! only the day files of the query's time window (every day file for an unwindowed query). Every write takes the writer lock, writes the canonical
+//! pending; one from [`Memory::open_per_call`] (one process per call: the CLI) keeps none and
+//! stats only the day files of the query's time window (every day file for an unwindowed
+//! query). Every write takes the writer lock, writes the canonical
 //! file atomically, then mirrors that file into the index.
 
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::collections::HashSet;
+use std::path::Path;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 
-use crate::files::lock::{self, WriterLock};
-use crate::index::layer_sync::LayerScope;
-use crate::index::sync::{self, SyncReport};
-use crate::index::{self, DbPool, OpenState};
-use crate::{Config, Error, Result};
+use crate::files::entry::{Entry, Source};
+use crate::files::lock::WriterLock;
+use crate::import::{Format, ImportReport};
+use crate::index::check::CheckReport;
+use crate::index::sync::SyncReport;
+use crate::index::{OpenState, Store};
+use crate::layers::cold::{Appended, WriteArgs, WriteResult};
+use crate::layers::export::ExportReport;
+use crate::layers::hot::set::HotSetResult;
+use crate::layers::hot::{HotDoc, HotGetResult};
+use crate::layers::session::ops::SessionEndResult;
+use crate::layers::stats::Stats;
+use crate::layers::summary::Period;
+use crate::layers::summary::ops::SummarizeResult;
+use crate::layers::sync::{LayerReport, LayerScope};
+use crate::layers::usage::Ledger;
+use crate::query::ListResult;
+use crate::query::retrieve::{RetrieveArgs, RetrieveResult};
+use crate::query::search::{Mode, RecallResult};
+use crate::{Config, Result};
 
-/// An open data root.
+/// An open data root: a thin facade over the subsystems (listings, search and retrieve in
+/// [`crate::query`], the layers in [`crate::layers`], import, the index in [`crate::index`]),
+/// which all work on the [`Store`] it holds.
 #[derive(Debug)]
 pub struct Memory {
-    root: PathBuf,
-    config: Config,
-    pool: DbPool,
-    fixed_now: Option<DateTime<Utc>>,
+    store: Store,
     open_report: SyncReport,
     warnings: Vec<String>,
-    /// True while this handle holds usage hits not yet written to usage.json (usage_store).
-    pub(crate) usage_pending: std::sync::atomic::AtomicBool,
-    /// Changes under cold/ since the last scan (None: scan at every sync).
-    watch: std::sync::Mutex<Option<crate::index::watch::ColdWatch>>,
-    /// False for [`Memory::open_per_call`]: no inotify watch, scoped stat checks instead, and
-    /// usage hits held back by the throttle are left to the next call rather than flushed at
-    /// drop.
-    pub(crate) watching: bool,
-}
-
-/// The cold files a query reads, so a check can stat only those ([`Memory::sync_days`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SyncScope {
-    /// Every day file (unwindowed queries, listings by tag, layer commands).
-    All,
-    /// The day files of local dates `from..=to` (inclusive).
-    Days(NaiveDate, NaiveDate),
 }
 
 impl Memory {
@@ -53,100 +50,49 @@ impl Memory {
     /// `index.sqlite3` and mirrors every new or changed cold file. Errors: the root cannot be
     /// created, the index cannot be created, or another writer holds the lock longer than
     /// `lockTimeoutMs` while files need mirroring.
+    ///
+    /// ```
+    /// use memlayers::{Config, Memory};
+    /// let dir = tempfile::tempdir()?;
+    /// let mem = Memory::open(dir.path(), Config::default())?;
+    /// assert!(mem.warnings().is_empty());
+    /// assert_eq!(mem.open_report().files_scanned, 0); // an empty data root
+    /// assert!(dir.path().join("index.sqlite3").exists());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
-        let (mut m, state) = Self::open_inner(root.as_ref(), config, false)?;
-        m.open_report = m.sync_with_progress(state == OpenState::Fresh, &mut |_| {})?;
-        m.flush_due_usage_warn();
-        Ok(m)
+        let (store, state, warnings) = Store::open(root.as_ref(), config, false)?;
+        let open_report = store.sync_with_progress(state == OpenState::Fresh, &mut |_| {})?;
+        Ok(Memory { store, open_report, warnings })
     }
 
-    /// Opens for one call in a short-lived process (the CLI): no sync at open (except the full
-    /// mirroring of a new or rebuilt index) and no inotify watch, whose 120-odd watches cost
-    /// more to add and to close (11–14 ms at 1M entries, issue 15) than the call itself. Each
-    /// query then checks only the day files it reads ([`Memory::sync_days`]): a day window
-    /// stats one file, an unwindowed query every file. The answers are the same as through
-    /// [`Memory::open`]: every change to a file a query reads is mirrored before it runs.
-    /// Errors: as [`Memory::open`].
+    /// Opens for one call in a short-lived process (the CLI). No sync at open (except the full
+    /// mirroring of a new or rebuilt index) and no inotify watch: each query then checks only
+    /// the day files it reads — a day window stats one file, an unwindowed query every file —
+    /// and mirrors what changed there before it runs, so its answer is the one
+    /// [`Memory::open`] would give. Usage hits the throttle holds back stay committed in the
+    /// index and are written to usage.json by the first later call past the throttle, not at
+    /// drop. Errors: as [`Memory::open`].
     pub fn open_per_call(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
-        let (mut m, state) = Self::open_inner(root.as_ref(), config, true)?;
-        m.watching = false;
-        if state == OpenState::Fresh {
-            m.open_report = m.sync_with_progress(true, &mut |_| {})?;
-        }
-        Ok(m)
-    }
-
-    /// Writes usage hits an earlier per-call handle left unwritten, when due; a failure
-    /// becomes a warning (queries never fail because of the ledger).
-    fn flush_due_usage_warn(&mut self) {
-        if let Err(e) = self.flush_due_usage() {
-            self.warnings.push(format!("usage.json not flushed: {e}"));
-        }
+        let (store, state, warnings) = Store::open(root.as_ref(), config, true)?;
+        let open_report = match state {
+            OpenState::Fresh => store.sync_with_progress(true, &mut |_| {})?,
+            OpenState::Current => SyncReport::default(),
+        };
+        Ok(Memory { store, open_report, warnings })
     }
 
     /// Opens without mirroring anything: for `check`, which reports the index as it is.
     pub fn open_unsynced(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
-        Ok(Self::open_inner(root.as_ref(), config, false)?.0)
-    }
-
-    fn open_inner(root: &Path, config: Config, per_call: bool) -> Result<(Memory, OpenState)> {
-        let root = root.to_path_buf();
-        if root.exists() && !root.is_dir() {
-            return Err(Error::bad("data-root", format!("{} exists and is not a folder", root.display())));
-        }
-        std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
-        let (pool, state, warnings) = index::open(&root.join(index::INDEX_FILE), per_call)?;
-        let usage_pending = Default::default();
-        let watch = std::sync::Mutex::new(None);
-        let m = Memory {
-            root,
-            config,
-            pool,
-            fixed_now: None,
-            open_report: SyncReport::default(),
-            warnings,
-            usage_pending,
-            watch,
-            watching: true,
-        };
-        Ok((m, state))
+        let (store, _, warnings) = Store::open(root.as_ref(), config, false)?;
+        Ok(Memory { store, open_report: SyncReport::default(), warnings })
     }
 
     /// Pins "now" (UTC) for everything this handle does: writes, `recent`, time expressions.
     /// For tests, demos and `--now`; without it the system clock is read.
     pub fn with_now(mut self, now: DateTime<Utc>) -> Memory {
-        self.fixed_now = Some(now);
+        self.store.pin_now(now);
         self
-    }
-
-    /// The current instant: the pinned one, or the system clock truncated to milliseconds
-    /// (the precision of entry timestamps).
-    pub fn now(&self) -> DateTime<Utc> {
-        self.fixed_now.unwrap_or_else(|| {
-            #[allow(clippy::disallowed_methods)] // the one place that reads the clock
-            let n = Utc::now();
-            DateTime::from_timestamp_millis(n.timestamp_millis()).unwrap_or(n)
-        })
-    }
-
-    /// Today's local date in the configured time zone.
-    pub fn today(&self) -> NaiveDate {
-        crate::files::local_date(self.now(), self.tz())
-    }
-
-    /// The data root.
-    pub fn root(&self) -> &Path {
-        &self.root
-    }
-
-    /// The configuration in force.
-    pub fn config(&self) -> &Config {
-        &self.config
-    }
-
-    /// The configured time zone (partitions cold files; frames time expressions).
-    pub fn tz(&self) -> Tz {
-        self.config.timezone
     }
 
     /// What the sync at open did.
@@ -159,159 +105,284 @@ impl Memory {
         &self.warnings
     }
 
-    /// A pooled connection to the index.
-    pub fn conn(&self) -> Result<r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>> {
-        Ok(self.pool.get()?)
+    /// Imports an archive folder (`format` or auto-detected) into this data root. `progress`
+    /// receives (days done, days total). Errors: the folder cannot be read, or is this data
+    /// root's own `cold/` parent with format other than dsh (field `path`); a lock timeout.
+    /// Source files are only read, never modified.
+    pub fn import(
+        &self,
+        path: &Path,
+        format: Option<Format>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<ImportReport> {
+        self.store.import(path, format, progress)
     }
 
-    /// Takes the writer lock (bounded by `lockTimeoutMs`).
-    pub fn lock(&self) -> Result<WriterLock> {
-        lock::acquire(&self.root, Duration::from_millis(self.config.lock_timeout_ms))
+    /// Compares index and files without modifying either. Meaningful on a handle opened with
+    /// [`Memory::open_unsynced`]; on a synced handle it reports what the sync left.
+    pub fn check(&self) -> Result<CheckReport> {
+        self.store.check()
     }
 
-    /// Brings the index up to date with the cold files: stats every cold file and re-mirrors
-    /// the ones whose size, mtime or inode changed and whose content hash differs; drops the
-    /// entries of deleted files. Also picks up hand edits of hot.md and usage.json
-    /// (`layer_sync`). Cheap when nothing changed (no lock, no reads), and free for cold/ when
-    /// the inotify watch armed at the previous scan saw nothing change (see `watch`).
+    /// The current instant: the pinned one, or the system clock truncated to milliseconds
+    /// (the precision of entry timestamps).
+    pub fn now(&self) -> DateTime<Utc> {
+        self.store.now()
+    }
+
+    /// Today's local date in the configured time zone.
+    pub fn today(&self) -> NaiveDate {
+        self.store.today()
+    }
+
+    /// The data root.
+    pub fn root(&self) -> &Path {
+        self.store.root()
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        self.store.config()
+    }
+
+    /// The configured time zone (partitions cold files; frames time expressions).
+    pub fn tz(&self) -> Tz {
+        self.store.tz()
+    }
+
+    /// A connection to the index (from this handle's pool; returned to it when dropped), for
+    /// read-only SQL of your own: the schema is in `migrations/`. Writing through it bypasses
+    /// the files, which are canonical, and is undone by the next rebuild. Errors: the pool
+    /// could not open a connection ([`Error::Pool`]).
+    pub fn conn(&self) -> Result<impl std::ops::DerefMut<Target = rusqlite::Connection>> {
+        self.store.conn()
+    }
+
+    /// `mem_write`: appends one entry to today's cold file (local date in the configured zone).
+    /// Same-day identical tag + text → `added: false`; with a different `source`, only that
+    /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
+    /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
+    /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`]).
+    ///
+    /// ```
+    /// use memlayers::{Config, Memory, WriteArgs};
+    /// let dir = tempfile::tempdir()?;
+    /// let cfg = Config { timezone: memlayers::Tz::Asia__Shanghai, ..Config::default() };
+    /// // 2026-12-01T02:00:00Z is 10:00 on 2026-12-01 in Shanghai (UTC+8).
+    /// let now = "2026-12-01T02:00:00Z".parse()?;
+    /// let mem = Memory::open(dir.path(), cfg)?.with_now(now);
+    /// let args = WriteArgs { text: "晚饭吃了火锅".into(), tag: Some("饮食".into()), ..Default::default() };
+    /// let r = mem.write(&args)?;
+    /// assert!(r.added);
+    /// assert_eq!(r.date, "2026-12-01");
+    /// let day = std::fs::read_to_string(dir.path().join("cold/2026-12/2026-12-01.md"))?;
+    /// assert!(day.ends_with("[饮食] 晚饭吃了火锅\n"));
+    /// assert!(!mem.write(&args)?.added); // same tag and text the same day: not added again
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn write(&self, args: &WriteArgs) -> Result<WriteResult> {
+        self.store.write(args)
+    }
+
+    /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
+    /// text and source marker together are already in the file or earlier in `entries`. Takes the writer lock unless `lock` is given. Used by imports
+    /// and by the layers (evicted hot blocks, expired candidates).
+    #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
+    pub fn append_entries(
+        &self,
+        day: NaiveDate,
+        entries: &[Entry],
+        lock: Option<&crate::files::lock::WriterLock>,
+    ) -> Result<Appended> {
+        self.store.append_entries(day, entries, lock)
+    }
+
+    /// Writes hot.md, summaries/ and usage.json from the index (module docs). Errors: lock
+    /// timeout, I/O, index.
+    pub fn export(&self) -> Result<ExportReport> {
+        self.store.export()
+    }
+
+    /// The mirrored hot.md, parsed; `None` when there is no hot.md (as of the last sync).
+    #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
+    pub fn hot_doc(&self) -> Result<Option<HotDoc>> {
+        self.store.hot_doc()
+    }
+
+    /// `mem_hot_get()`: the body, its size against `hotLimit`, the candidates and the topics
+    /// index. Candidates past `candidateTtlDays`, and the oldest beyond `candidateMax`, sink to
+    /// today's cold file first (tag `candidate-expired`, text `[original tag] text`), counted
+    /// in `pruned`; if that cold write fails they stay, `pruned` counts nothing and `warnings`
+    /// says why. Errors: index or lock failures, or hot.md cannot be rewritten after the sink.
+    pub fn hot_get(&self) -> Result<HotGetResult> {
+        self.store.hot_get()
+    }
+
+    /// `mem_hot_set(content)`: replaces the body with `content` (empty clears it); candidates
+    /// and topics are kept unless `content` carries its own blocks. Blocks new to the body
+    /// whose text is in the usage ledger get `+15`. Over `hotLimit` with `autoEvict`, the least
+    /// active blocks move to today's cold file (tag `hot-evict`) first, then leave the body
+    /// (`evicted`, `charsAfterEvict`, `evictHint`); if the cold write fails the body is written
+    /// un-evicted and `evictHint` says why. Errors: lock timeout, I/O, index.
+    pub fn hot_set(&self, content: &str) -> Result<HotSetResult> {
+        self.store.hot_set(content)
+    }
+
+    /// The `conv#seq` keys of every session already logged (entries tagged `session` with a
+    /// source marker).
+    pub fn logged_sessions(&self) -> Result<HashSet<String>> {
+        self.store.logged_sessions()
+    }
+
+    /// Session end: when `autoLogOnSessionEnd` is on and at least `autoLogMinTurns` non-blank
+    /// turns are given, appends one record (tag `session`, the last 3 turns, ≤ 200 code points,
+    /// the given source) to today's cold file, at most once per `source` `conv#seq`. Otherwise
+    /// `logged: false` with the reason. Errors: invalid source (fields `source.*`), lock
+    /// timeout, I/O.
+    pub fn session_end(&self, turns: &[String], source: Option<&Source>) -> Result<SessionEndResult> {
+        self.store.session_end(turns, source)
+    }
+
+    /// `mem_stats()`: hot chars / limit / candidates / topics; cold files and entries per month
+    /// with the latest date; file counts and chars of the three summary levels; usage totals
+    /// and `topRecalled` / `weightTop` / `weightBottom` (5 each, text cut to 40 code points).
+    /// Read-only. Errors: index failures.
+    pub fn stats(&self) -> Result<Stats> {
+        self.store.stats()
+    }
+
+    /// `mem_summarize(period="day", date=today, force=false)`: `period` is `day`, `week` or
+    /// `month`; `date` a local date `YYYY-MM-DD` inside the period. An existing summary is
+    /// returned as it is unless `force`. Errors: bad `period` / `date` (named), lock timeout,
+    /// I/O. Adding the top tags to hot.md is best effort (a failure is reported as a `log` warning).
+    pub fn summarize(&self, period: Option<&str>, date: Option<&str>, force: bool) -> Result<SummarizeResult> {
+        self.store.summarize(period, date, force)
+    }
+
+    /// [`Memory::summarize`] with typed arguments.
+    pub fn summarize_period(&self, period: Period, date: NaiveDate, force: bool) -> Result<SummarizeResult> {
+        self.store.summarize_period(period, date, force)
+    }
+
+    /// Brings the index up to date with the files: the layer files of [`LayerScope::Live`]
+    /// (hot.md, usage.json; every layer file when `full`), then the cold files
+    /// (`cold/`). Cheap when nothing changed (no lock, no reads). Every query
+    /// runs it first, so hand edits are seen by the next query.
     pub fn sync(&self) -> Result<SyncReport> {
-        self.sync_with_progress(false, &mut |_| {})
+        self.store.sync()
     }
 
-    /// Brings the index up to date for a query that reads only `scope`'s day files. A handle
-    /// from [`Memory::open`] does what [`Memory::sync`] does (its watch covers every file at no
-    /// cost); one from [`Memory::open_per_call`] syncs the layer files, then stats only the
-    /// day files of `scope` (and lists only its month folders) and mirrors the ones changed,
-    /// added or removed there. Files outside the scope are left for the query that reads them.
-    /// Errors: as [`Memory::sync`].
-    pub fn sync_days(&self, scope: SyncScope) -> Result<SyncReport> {
-        if self.watching {
-            return self.sync();
-        }
-        let layers = self.sync_layers(LayerScope::Live, false, None)?;
-        self.scan_and_apply(false, scope, layers, &mut |_| {})
-    }
-
-    /// [`Memory::sync`] with a progress callback (files done) and, when `full`, a re-read of
-    /// every file regardless of stats.
+    /// [`Memory::sync`] with a progress callback (cold files done) and, when `full`, a re-read
+    /// of every file regardless of stats.
     pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
-        let scope = if full { LayerScope::All } else { LayerScope::Live };
-        let layers = self.sync_layers(scope, full, None)?;
-        if !self.watching {
-            return self.scan_and_apply(full, SyncScope::All, layers, progress);
-        }
-        let mut watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
-        if !full
-            && let Some(w) = watch.as_mut()
-            && w.quiet()
-        {
-            return Ok(SyncReport { files_scanned: w.files, layers, ..Default::default() });
-        }
-        // Armed before the scan: a change made during or after it is pending at the next sync.
-        *watch = crate::index::watch::ColdWatch::arm(&self.root);
-        let rep = self.scan_and_apply(full, SyncScope::All, layers, progress);
-        match (&rep, watch.as_mut()) {
-            (Ok(r), Some(w)) => w.files = r.files_scanned,
-            (Err(_), _) => *watch = None,
-            _ => {}
-        }
-        rep
+        self.store.sync_with_progress(full, progress)
     }
 
-    fn scan_and_apply(
-        &self,
-        full: bool,
-        scope: SyncScope,
-        layers: crate::index::layer_sync::LayerReport,
-        progress: &mut dyn FnMut(usize),
-    ) -> Result<SyncReport> {
-        let scan = |c: &rusqlite::Connection| -> Result<_> {
-            Ok(match scope {
-                SyncScope::All => (sync::scan_disk(&self.root)?, sync::known_files(c)?),
-                SyncScope::Days(a, b) => (
-                    sync::scan_days(&self.root, a, b)?,
-                    sync::known_files_between(c, &crate::files::cold_rel(a), &crate::files::cold_rel(b))?,
-                ),
-            })
-        };
-        let mut c = self.conn()?;
-        let (disk, known) = scan(&c)?;
-        let mut p = sync::plan(&disk, &known);
-        if full {
-            p.check = disk.clone();
-        }
-        let mut rep = SyncReport { files_scanned: disk.len(), layers: layers.clone(), ..Default::default() };
-        if p.is_empty() {
-            return Ok(rep);
-        }
-        let _lock = self.lock()?;
-        // Re-plan under the lock: another writer may have mirrored these files meanwhile.
-        let (disk, known) = scan(&c)?;
-        let mut p = sync::plan(&disk, &known);
-        if full {
-            p.check = disk;
-        }
-        let applied = sync::apply(&mut c, &self.root, &p, &known, progress)?;
-        rep = SyncReport { files_scanned: rep.files_scanned, layers, ..applied };
-        Ok(rep)
+    /// Brings the `layer_files` rows of `scope` (and the usage table) up to date with the
+    /// layer files on disk; the file wins (module docs). Cheap when nothing changed: one stat
+    /// per file, no lock. `full` re-reads every file. Pass `lock` when the caller already holds
+    /// the writer lock (taking it twice in one process would wait for itself). A corrupt
+    /// usage.json is reported as a `log` warning and rewritten by this handle's next flush.
+    #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
+    pub fn sync_layers(&self, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
+        self.store.sync_layers(scope, full, lock)
     }
 
-    /// Mirrors one cold file (after this process wrote it), under the writer lock the caller
-    /// holds.
-    pub(crate) fn mirror_day(&self, lock: &WriterLock, day: NaiveDate) -> Result<()> {
-        let path = self.root.join(crate::files::cold_rel(day));
-        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        self.mirror_appended(lock, day, &[], 0, &bytes, &[])
+    /// The mirrored bytes of a layer file (`hot.md`, `summaries/...`), `None` when it has no
+    /// row (the file does not exist, as of the last sync). Always `None` for usage.json.
+    #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
+    pub fn layer_body(&self, rel: &str) -> Result<Option<Vec<u8>>> {
+        self.store.layer_body(rel)
     }
 
-    /// Mirrors a day file this process just wrote as `bytes`. When `old_bytes` (holding
-    /// `old_entries` entries) is what the index already mirrors and `appended` are the entries
-    /// added after it, only those are inserted; otherwise the whole day is re-mirrored.
-    pub(crate) fn mirror_appended(
-        &self,
-        _lock: &WriterLock,
-        day: NaiveDate,
-        old_bytes: &[u8],
-        old_entries: usize,
-        bytes: &[u8],
-        appended: &[(i64, &crate::files::entry::Entry)],
-    ) -> Result<()> {
-        let mut c = self.conn()?;
-        let tx = c.transaction()?;
-        self.mirror_appended_in(&tx, day, old_bytes, old_entries, bytes, appended)?;
-        tx.commit()?;
-        Ok(())
+    /// Writes pending ledger changes to usage.json now, regardless of the throttle (the
+    /// plugin's "进程退出前会把没落盘的命中补写"). A hand edit of usage.json made since this
+    /// index last wrote or read it wins (it is loaded first). Returns true when the file was
+    /// written. Errors: lock timeout, I/O. Called (errors ignored) when a [`Memory`] with
+    /// unwritten hits is dropped.
+    pub fn flush_usage(&self) -> Result<bool> {
+        self.store.flush_usage()
     }
 
-    /// [`Memory::mirror_appended`] inside the caller's transaction (an import mirrors many
-    /// days in one), under the writer lock the caller holds.
-    pub(crate) fn mirror_appended_in(
-        &self,
-        tx: &rusqlite::Transaction,
-        day: NaiveDate,
-        old_bytes: &[u8],
-        old_entries: usize,
-        bytes: &[u8],
-        appended: &[(i64, &crate::files::entry::Entry)],
-    ) -> Result<()> {
-        use std::os::unix::fs::MetadataExt;
-        let rel = crate::files::cold_rel(day);
-        let path = self.root.join(&rel);
-        let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
-        let stat = sync::FileStat {
-            rel,
-            day,
-            size: bytes.len() as i64,
-            mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
-            inode: meta.ino() as i64,
-            ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
-        };
-        let hash = sync::sha1_hex(bytes);
-        let done = !appended.is_empty()
-            && sync::append_indexed(tx, &stat, &sync::sha1_hex(old_bytes), &hash, old_entries, appended)?;
-        if !done {
-            sync::mirror_file(tx, &stat, bytes, &hash)?;
-        }
-        Ok(())
+    /// The ledger records of `keys` (as stored, not decayed).
+    #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
+    pub fn usage_records(&self, keys: &[String]) -> Result<Ledger> {
+        self.store.usage_records(keys)
+    }
+
+    /// `mem_recent(days=3, limit=50)`: entries of the last `days` local dates (today included),
+    /// newest first. `days` 1–365, `limit` 1–200 (errors name the field).
+    pub fn recent(&self, days: Option<i64>, limit: Option<i64>) -> Result<ListResult> {
+        self.store.recent(days, limit)
+    }
+
+    /// `mem_by_date(from, to, limit=50)`: entries of the closed local-date range, newest first.
+    /// Errors: invalid dates (field `from`/`to`), from > to, more than 3660 days, limit outside
+    /// 1–200.
+    pub fn by_date(&self, from: &str, to: &str, limit: Option<i64>) -> Result<ListResult> {
+        self.store.by_date(from, to, limit)
+    }
+
+    /// `mem_by_tag(tag, limit=20)`: exact, case-insensitive tag match (`-` = untagged), newest
+    /// first; `limit` 1–200. Errors: empty tag (field `tag`).
+    pub fn by_tag(&self, tag: &str, limit: Option<i64>) -> Result<ListResult> {
+        self.store.by_tag(tag, limit)
+    }
+
+    /// Time-gated retrieval (module docs). Errors: `limit` outside 1–50, an invalid explicit
+    /// range (field `time_range`), or — without a window — a query with nothing to search
+    /// (as recall, field `keyword`).
+    ///
+    /// ```
+    /// use memlayers::{Config, Memory, RetrieveArgs, WindowSource, WriteArgs};
+    /// let dir = tempfile::tempdir()?;
+    /// let cfg = Config { timezone: memlayers::Tz::Asia__Shanghai, ..Config::default() };
+    /// let write = |now: &str, text: &str| -> memlayers::Result<()> {
+    ///     let mem = Memory::open(dir.path(), cfg.clone())?.with_now(now.parse().unwrap());
+    ///     mem.write(&WriteArgs { text: text.into(), ..Default::default() }).map(|_| ())
+    /// };
+    /// write("2026-11-25T04:00:00Z", "周三定了年会方案")?; // Wed 2026-11-25, Shanghai
+    /// write("2026-11-30T04:00:00Z", "周一又改了年会方案")?; // Mon 2026-11-30 (this week)
+    /// // Now: Tue 2026-12-01. 上周 ("last week") is the ISO week 2026-11-23 .. 2026-11-29.
+    /// let mem = Memory::open(dir.path(), cfg)?.with_now("2026-12-01T04:00:00Z".parse()?);
+    /// let r = mem.retrieve(&RetrieveArgs { query: "上周 年会".into(), explain: true, ..Default::default() })?;
+    /// assert_eq!(r.items.len(), 1);
+    /// assert_eq!(r.items[0].content, "周三定了年会方案");
+    /// assert_eq!(r.explain.unwrap().window_source, WindowSource::Parsed);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn retrieve(&self, args: &RetrieveArgs) -> Result<RetrieveResult> {
+        self.store.retrieve(args)
+    }
+
+    /// `mem_recall(keyword, limit=10, mode="and")` over every month. Terms are separated by
+    /// whitespace; a term matches when all its probes occur in the content or tag (Chinese
+    /// text by bigrams: 火锅 matches 晚饭吃了火锅). `limit` 1–50; `mode` defaults to
+    /// [`Mode::And`] (every term must match). Ranked by BM25. Errors name `keyword` (nothing
+    /// searchable, too many probes) or `limit`.
+    ///
+    /// ```
+    /// use memlayers::{Config, Memory, Mode, WriteArgs};
+    /// let dir = tempfile::tempdir()?;
+    /// let mem = Memory::open(dir.path(), Config::default())?;
+    /// for text in ["晚饭吃了火锅", "周末去看海", "火锅店周末排队"] {
+    ///     mem.write(&WriteArgs { text: text.into(), ..Default::default() })?;
+    /// }
+    /// let both = mem.recall("火锅 周末", None, None)?; // and: both terms
+    /// assert_eq!(both.items.iter().map(|i| i.content.as_str()).collect::<Vec<_>>(), ["火锅店周末排队"]);
+    /// let either = mem.recall("火锅 周末", None, Some(Mode::Or))?;
+    /// assert_eq!(either.returned, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<Mode>) -> Result<RecallResult> {
+        self.store.recall(keyword, limit, mode)
+    }
+
+    /// [`Memory::recall`] with the mode by name (`and` / `or` / `any`, case-insensitive), as the
+    /// CLI and the plugin's tools take it; checked after `limit`. Errors name `keyword`,
+    /// `limit` or `mode`.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI
+    pub(crate) fn recall_named(&self, keyword: &str, limit: Option<i64>, mode: Option<&str>) -> Result<RecallResult> {
+        self.store.recall_named(keyword, limit, mode)
     }
 }

@@ -3,7 +3,6 @@
 
 pub mod retrieve;
 pub mod search;
-pub mod segment;
 pub mod stopwords;
 
 use chrono::NaiveDate;
@@ -11,8 +10,8 @@ use rusqlite::{Connection, Row, params};
 use serde::Serialize;
 
 use crate::files::entry::Source;
+use crate::index::Store;
 use crate::index::sync::id_range;
-use crate::memory::Memory;
 use crate::{Error, Result};
 
 /// One entry as the tools return it (plugin field names).
@@ -38,6 +37,12 @@ pub struct Item {
     /// Query terms matched (recall/retrieve only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub matched: Option<usize>,
+}
+
+impl crate::layers::usage::ops::Hit for Item {
+    fn content(&self) -> &str {
+        &self.content
+    }
 }
 
 /// Columns selected by [`item_from_row`], in order.
@@ -95,15 +100,6 @@ pub fn check_range(field: &str, value: i64, lo: i64, hi: i64) -> Result<i64> {
     }
 }
 
-/// Parses a strict `YYYY-MM-DD` local date; the error names `field`.
-pub fn parse_date(field: &str, s: &str) -> Result<NaiveDate> {
-    let ok = s.len() == 10 && s.as_bytes()[4] == b'-' && s.as_bytes()[7] == b'-';
-    match NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-        Ok(d) if ok => Ok(d),
-        _ => Err(Error::bad(field, format!("{s:?} is not a valid date YYYY-MM-DD"))),
-    }
-}
-
 /// Most days `by_date` accepts in one range (dsh-memory-layers v1.1 `mem_by_date`).
 pub const MAX_RANGE_DAYS: i64 = 3660;
 
@@ -124,7 +120,7 @@ pub const WINDOW_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.sour
 /// The SQL of a tag listing: the `entries_tag` index, newest first.
 pub const TAG_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.tag_key = ?1 ORDER BY e.ts DESC LIMIT ?2";
 
-impl Memory {
+impl Store {
     /// Entries of local dates `from..=to`, newest first (no sync, no usage recording).
     pub(crate) fn window_items(&self, from: NaiveDate, to: NaiveDate, limit: i64) -> Result<(Vec<Item>, i64, i64)> {
         let c = self.conn()?;
@@ -142,7 +138,7 @@ impl Memory {
         let limit = check_range("limit", limit.unwrap_or(50), 1, 200)?;
         let to = self.today();
         let from = to - chrono::Duration::days(days - 1);
-        self.sync_days(crate::memory::SyncScope::Days(from, to))?;
+        self.sync_days(crate::index::store::SyncScope::Days(from, to))?;
         let (items, files, entries) = self.window_items(from, to, limit)?;
         self.record_hits(&items);
         Ok(ListResult {
@@ -162,8 +158,8 @@ impl Memory {
     /// Errors: invalid dates (field `from`/`to`), from > to, more than 3660 days, limit outside
     /// 1–200.
     pub fn by_date(&self, from: &str, to: &str, limit: Option<i64>) -> Result<ListResult> {
-        let f = parse_date("from", from)?;
-        let t = parse_date("to", to)?;
+        let f = crate::files::parse_date("from", from)?;
+        let t = crate::files::parse_date("to", to)?;
         if f > t {
             return Err(Error::bad("from", format!("{from} is after to {to}")));
         }
@@ -172,7 +168,7 @@ impl Memory {
             return Err(Error::bad("to", format!("range is {span} days; the limit is {MAX_RANGE_DAYS}")));
         }
         let limit = check_range("limit", limit.unwrap_or(50), 1, 200)?;
-        self.sync_days(crate::memory::SyncScope::Days(f, t))?;
+        self.sync_days(crate::index::store::SyncScope::Days(f, t))?;
         let (items, files, entries) = self.window_items(f, t, limit)?;
         self.record_hits(&items);
         Ok(ListResult {

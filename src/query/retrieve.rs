@@ -23,10 +23,11 @@ use rusqlite::params;
 use serde::Serialize;
 
 use crate::files::{local_date, local_midnight};
+use crate::index::Store;
+use crate::index::segment::{Piece, Probe, pieces};
+use crate::index::store::SyncScope;
 use crate::index::sync::id_range;
-use crate::memory::Memory;
 use crate::query::search::{Mode, Query, ScoreParts, round4};
-use crate::query::segment::{Piece, Probe, pieces};
 use crate::query::{Item, check_range, item_from_row};
 use crate::temporal::{self, Grain, TimeWindow};
 use crate::{Error, Result};
@@ -209,16 +210,16 @@ struct Gate {
 
 impl Gate {
     /// The local dates (of the zone partitioning the files) whose day files the gate reads.
-    fn days(&self) -> crate::memory::SyncScope {
+    fn days(&self) -> SyncScope {
         let day = |id: i64| crate::files::day_from_number(id >> crate::index::sync::ORDINAL_BITS);
         match (day(self.range.0), day(self.range.1)) {
-            (Some(a), Some(b)) => crate::memory::SyncScope::Days(a, b),
-            _ => crate::memory::SyncScope::All,
+            (Some(a), Some(b)) => SyncScope::Days(a, b),
+            _ => SyncScope::All,
         }
     }
 }
 
-impl Memory {
+impl Store {
     /// The gate for instants `[start, end)` covering local dates `[from, to_excl)` in `tz`:
     /// a pure rowid range when those are local midnights of the zone partitioning the files,
     /// else the covering days' rowid range plus an exact UTC filter.
@@ -279,7 +280,7 @@ impl Memory {
                 Some(_) => self.gate(local_midnight(from, tz), local_midnight(to_excl, tz), from, to_excl),
             };
             // Only the window's day files can change this answer: check those (a per-call
-            // handle stats just them; a watching handle checks its inotify queue).
+            // store stats just them; a watching store checks its inotify queue).
             self.sync_days(gate.days())?;
             let candidates = self.count_in_gate(gate)?;
             let (hits, matched, fts, sql, strategy) = match &oq {
@@ -343,12 +344,12 @@ impl Memory {
             // Whole days: the per-file entry counts sync keeps (`files.entries` is the number of
             // ids the day holds), one row per day instead of a walk over every entry row of
             // the window (26 % of a `去年` call at 1M entries, issue 15).
-            (None, crate::memory::SyncScope::Days(a, b)) => c.query_row(
+            (None, SyncScope::Days(a, b)) => c.query_row(
                 "SELECT coalesce(sum(entries), 0) FROM files WHERE path BETWEEN ?1 AND ?2",
                 params![crate::files::cold_rel(a), crate::files::cold_rel(b)],
                 |r| r.get(0),
             )?,
-            (None, crate::memory::SyncScope::All) => c.query_row(
+            (None, SyncScope::All) => c.query_row(
                 "SELECT count(*) FROM entries WHERE id BETWEEN ?1 AND ?2",
                 params![g.range.0, g.range.1],
                 |r| r.get(0),

@@ -20,8 +20,8 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, params};
 use serde::Serialize;
 
-use crate::memory::Memory;
-use crate::query::segment::{Piece, Probe, pieces, term_probes, text_has_probe};
+use crate::index::Store;
+use crate::index::segment::{Piece, Probe, pieces, term_probes, text_has_probe};
 use crate::query::{Item, check_range, item_from_row};
 use crate::{Error, Result};
 
@@ -49,6 +49,15 @@ impl Mode {
             Some("any") => Ok(Mode::Any),
             Some(other) => Err(Error::bad("mode", format!("{other:?} is not one of and, or, any"))),
         }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = Error;
+
+    /// [`Mode::parse`] of `Some(s)`.
+    fn from_str(s: &str) -> Result<Mode> {
+        Mode::parse(Some(s))
     }
 }
 
@@ -271,13 +280,27 @@ pub fn index_totals(c: &Connection) -> Result<(i64, i64)> {
     Ok(c.query_row("SELECT count(*), coalesce(sum(entries), 0) FROM files", [], |r| Ok((r.get(0)?, r.get(1)?)))?)
 }
 
-impl Memory {
+impl Store {
     /// `mem_recall(keyword, limit=10, mode="and")` over every month. Terms are separated by
     /// whitespace; a term matches when all its probes occur in the content or tag (see
-    /// `segment::term_probes`). `limit` 1–50. Errors name `keyword`, `limit` or `mode`.
-    pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<&str>) -> Result<RecallResult> {
+    /// `segment::term_probes`). `limit` 1–50; `mode` defaults to [`Mode::And`]. Errors name
+    /// `keyword` or `limit`.
+    pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<Mode>) -> Result<RecallResult> {
         let limit = check_range("limit", limit.unwrap_or(10), 1, 50)? as usize;
-        let q = Query::new(keyword, Mode::parse(mode)?)?;
+        self.recall_checked(keyword, limit, mode.unwrap_or(Mode::And))
+    }
+
+    /// [`Store::recall`] with the mode as a name (`and` / `or` / `any`, [`Mode::parse`]),
+    /// checked after the limit: the order of the plugin's errors. Errors name `keyword`,
+    /// `limit` or `mode`.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI
+    pub(crate) fn recall_named(&self, keyword: &str, limit: Option<i64>, mode: Option<&str>) -> Result<RecallResult> {
+        let limit = check_range("limit", limit.unwrap_or(10), 1, 50)? as usize;
+        self.recall_checked(keyword, limit, Mode::parse(mode)?)
+    }
+
+    fn recall_checked(&self, keyword: &str, limit: usize, mode: Mode) -> Result<RecallResult> {
+        let q = Query::new(keyword, mode)?;
         self.sync()?;
         let (items, matched) = self.search(&q, None, limit, None)?;
         let c = self.conn()?;

@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::files::entry::{Entry, LineKind, Source, format_line, format_ts, parse_line};
 use crate::files::{atomic_write, cold_rel, local_date};
-use crate::memory::Memory;
+use crate::index::Store;
 use crate::{Error, Result};
 
 /// Most code points in one entry's text (dsh-memory-layers v1.2 `mem_write`: 单条上限 4000 字).
@@ -112,7 +112,7 @@ pub struct Appended {
     pub day_count: usize,
 }
 
-impl Memory {
+impl Store {
     /// `mem_write`: appends one entry to today's cold file (local date in the configured zone).
     /// Same-day identical tag + text → `added: false`; with a different `source`, only that
     /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
@@ -257,7 +257,7 @@ impl Memory {
     }
 }
 
-/// A day file's next content, computed by [`Memory::prepare_append`] but not yet written: an
+/// A day file's next content, computed by [`Store::prepare_append`] but not yet written: an
 /// import computes a batch of days, writes their files together
 /// ([`crate::files::atomic_write_all`]) and mirrors them in one index transaction.
 #[derive(Debug)]

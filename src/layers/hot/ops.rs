@@ -12,16 +12,16 @@
 
 use crate::files::entry::Entry;
 use crate::files::lock::WriterLock;
-use crate::index::layer_sync::{HOT_FILE, LayerScope};
+use crate::index::Store;
 use crate::layers::hot::evict::{block_keys, split_blocks};
 use crate::layers::hot::prune::prune_candidates;
 use crate::layers::hot::set::{HotSetResult, apply_set};
 use crate::layers::hot::{self, HotDoc, HotGetResult, HotStatus, Pruned, Topic};
+use crate::layers::sync::{HOT_FILE, LayerScope};
 use crate::layers::usage::key;
-use crate::memory::Memory;
 use crate::{Error, Result};
 
-impl Memory {
+impl Store {
     /// The mirrored hot.md, parsed; `None` when there is no hot.md (as of the last sync).
     pub fn hot_doc(&self) -> Result<Option<HotDoc>> {
         Ok(self.layer_body(HOT_FILE)?.map(|b| hot::parse(&String::from_utf8_lossy(&b))))
@@ -98,7 +98,7 @@ impl Memory {
         if !plan.promote.is_empty()
             && let Err(e) = self.promote_locked(&lock, &plan.promote)
         {
-            eprintln!("memlayers: promotion (+15) not recorded: {e}");
+            log::warn!("promotion (+15) not recorded: {e}");
         }
         Ok(result)
     }

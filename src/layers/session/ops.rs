@@ -12,8 +12,8 @@ use serde::Serialize;
 
 use crate::Result;
 use crate::files::entry::{Source, format_ts};
+use crate::index::Store;
 use crate::layers::session::{SESSION_TAG, session_entry, session_key};
-use crate::memory::Memory;
 
 /// Result of [`Memory::session_end`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -33,7 +33,7 @@ pub struct SessionEndResult {
     pub source: Option<Source>,
 }
 
-impl Memory {
+impl Store {
     /// The `conv#seq` keys of every session already logged (entries tagged `session` with a
     /// source marker).
     pub fn logged_sessions(&self) -> Result<HashSet<String>> {

@@ -12,19 +12,19 @@ use std::collections::{HashMap, HashSet};
 use chrono::NaiveDate;
 
 use crate::Result;
+use crate::index::Store;
 use crate::layers::hot::HotDoc;
 use crate::layers::stats::{ColdMonthInput, LevelCount, Stats, SummaryStats, compute};
 use crate::layers::usage::{Ledger, key};
-use crate::memory::Memory;
 
-impl Memory {
+impl Store {
     /// `mem_stats()`: hot chars / limit / candidates / topics; cold files and entries per month
     /// with the latest date; file counts and chars of the three summary levels; usage totals
     /// and `topRecalled` / `weightTop` / `weightBottom` (5 each, text cut to 40 code points).
     /// Read-only. Errors: index failures.
     pub fn stats(&self) -> Result<Stats> {
         self.sync()?;
-        self.sync_layers(crate::index::layer_sync::LayerScope::All, false, None)?;
+        self.sync_layers(crate::layers::sync::LayerScope::All, false, None)?;
         let hot = self.hot_doc()?.unwrap_or_else(HotDoc::default);
         let c = self.conn()?;
         let mut cold = Vec::new();

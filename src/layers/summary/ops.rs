@@ -13,13 +13,13 @@ use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::params;
 use serde::Serialize;
 
+use crate::Result;
 use crate::files::entry::{Entry, Source};
 use crate::files::lock::WriterLock;
-use crate::index::layer_sync::LayerScope;
+use crate::index::Store;
 use crate::index::sync::id_range;
 use crate::layers::summary::{self, DaySource, ParsedSummary, Period, build_day, build_month, build_week, month_plan};
-use crate::memory::Memory;
-use crate::{Result, query};
+use crate::layers::sync::LayerScope;
 
 /// Result of [`Memory::summarize`].
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -69,15 +69,15 @@ fn cold_entries(c: &rusqlite::Connection, day: NaiveDate) -> Result<Vec<Entry>> 
     Ok(out)
 }
 
-impl Memory {
+impl Store {
     /// `mem_summarize(period="day", date=today, force=false)`: `period` is `day`, `week` or
     /// `month`; `date` a local date `YYYY-MM-DD` inside the period. An existing summary is
     /// returned as it is unless `force`. Errors: bad `period` / `date` (named), lock timeout,
-    /// I/O. Adding the top tags to hot.md is best effort (a failure is reported on stderr).
+    /// I/O. Adding the top tags to hot.md is best effort (a failure is reported as a `log` warning).
     pub fn summarize(&self, period: Option<&str>, date: Option<&str>, force: bool) -> Result<SummarizeResult> {
         let period = Period::parse(period.unwrap_or("day"))?;
         let date = match date {
-            Some(d) => query::parse_date("date", d)?,
+            Some(d) => crate::files::parse_date("date", d)?,
             None => self.today(),
         };
         self.summarize_period(period, date, force)
@@ -166,7 +166,7 @@ impl Memory {
                     }
                 }
                 for d in &plan.loose_days {
-                    days.push(query::parse_date("date", d)?);
+                    days.push(crate::files::parse_date("date", d)?);
                 }
                 days.sort();
                 build_month(date, &weeks, &self.day_sources(&c, &days)?, now)?
@@ -178,7 +178,7 @@ impl Memory {
         let topics_added = match self.add_topics_locked(lock, &s.topics) {
             Ok(n) => n,
             Err(e) => {
-                eprintln!("memlayers: topics of {file} not added to hot.md: {e}");
+                log::warn!("topics of {file} not added to hot.md: {e}");
                 0
             }
         };

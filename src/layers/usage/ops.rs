@@ -5,7 +5,7 @@
 //! * Every entry returned by recall / recent / by-tag / by-date / retrieve is a hit
 //!   ([`Memory::record_hits`]): its record decays to now, then `hits + 1`, `weight + 6` (cap
 //!   100), `lastHitAt = now`, in one transaction under the writer lock. A lock timeout (bounded
-//!   by [`USAGE_LOCK_TIMEOUT_MS`]) or any other failure is reported on stderr and the query
+//!   by [`USAGE_LOCK_TIMEOUT_MS`]) or any other failure is reported as a `log` warning and the query
 //!   goes on: queries never fail because of the ledger.
 //! * usage.json is rewritten from the table, atomically, when `usageThrottleMs` has passed
 //!   since the last write (the instant of that write is kept in the index's `meta` table, so
@@ -30,10 +30,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::files::entry::format_ts;
 use crate::files::lock::WriterLock;
-use crate::index::layer_sync::USAGE_FILE;
+use crate::index::Store;
+use crate::layers::sync::USAGE_FILE;
 use crate::layers::usage::{DEFAULT_WEIGHT, Ledger, LoadStatus, Record, key, should_write};
-use crate::memory::Memory;
-use crate::query::Item;
 use crate::{Error, Result};
 
 /// Longest wait for the writer lock when recording hits or flushing at drop, in ms (also
@@ -41,8 +40,8 @@ use crate::{Error, Result};
 pub const USAGE_LOCK_TIMEOUT_MS: u64 = 2_000;
 /// `meta` key: UTC instant (ms since the epoch) of the last usage.json write.
 pub const META_LAST_WRITE: &str = "usage_last_write_ms";
-/// `meta` key, present (`1`) while the usage table holds hits that a per-call handle
-/// ([`Memory::open_per_call`]) committed but did not write to usage.json (the throttle held);
+/// `meta` key, present (`1`) while the usage table holds hits that a per-call store
+/// (`Memory::open_per_call`) committed but did not write to usage.json (the throttle held);
 /// removed by every usage.json write.
 pub const META_PENDING: &str = "usage_pending";
 /// `meta` key: `1` when usage.json ends with a newline (as last read or written), `0` if not.
@@ -242,7 +241,13 @@ fn ms(t: DateTime<Utc>) -> String {
     t.timestamp_millis().to_string()
 }
 
-impl Memory {
+/// Something a query returned, whose usage is recorded: an entry, keyed by its text.
+pub trait Hit {
+    /// The entry's text (without the source marker), from which its usage key is derived.
+    fn content(&self) -> &str;
+}
+
+impl Store {
     /// Takes the writer lock for the ledger: at most [`USAGE_LOCK_TIMEOUT_MS`] (or
     /// `lockTimeoutMs` when smaller).
     fn usage_lock(&self) -> Result<WriterLock> {
@@ -251,20 +256,20 @@ impl Memory {
     }
 
     /// Records one usage hit per returned item (module docs). Never fails: problems are
-    /// reported on stderr and the caller's query result stands.
-    pub(crate) fn record_hits(&self, items: &[Item]) {
+    /// reported as a `log` warning and the caller's query result stands.
+    pub(crate) fn record_hits<H: Hit>(&self, items: &[H]) {
         if items.is_empty() {
             return;
         }
         if let Err(e) = self.try_record_hits(items) {
-            eprintln!("memlayers: usage hits not recorded: {e}");
+            log::warn!("usage hits not recorded: {e}");
         }
     }
 
-    fn try_record_hits(&self, items: &[Item]) -> Result<()> {
+    fn try_record_hits<H: Hit>(&self, items: &[H]) -> Result<()> {
         let lock = self.usage_lock()?;
         let now = self.now();
-        let keyed: Vec<(String, &str)> = items.iter().map(|i| (key(&i.content), i.content.as_str())).collect();
+        let keyed: Vec<(String, &str)> = items.iter().map(|i| (key(i.content()), i.content())).collect();
         let mut distinct: Vec<String> = keyed.iter().map(|(k, _)| k.clone()).collect();
         distinct.sort();
         distinct.dedup();
@@ -297,19 +302,18 @@ impl Memory {
         } else {
             self.usage_pending.store(true, Ordering::Relaxed);
             if !self.watching {
-                // A per-call handle does not flush at drop (one usage.json write and its two
+                // A per-call store does not flush at drop (one usage.json write and its two
                 // fsyncs per CLI call, issue 15): the hits are committed in the index, and this
-                // mark makes the first call after the throttle write them out.
+                // mark makes the first later call past the throttle write them out.
                 meta_set(&c, META_PENDING, "1")?;
             }
         }
         Ok(())
     }
 
-    /// Writes usage.json when an earlier per-call handle left hits unwritten
-    /// ([`META_PENDING`]) and `usageThrottleMs` has passed since the last write (by this
-    /// handle's clock). Called when a per-call handle is dropped; a no-op (one `meta` read)
-    /// otherwise. Returns true when written.
+    /// Writes usage.json when a per-call store left hits unwritten ([`META_PENDING`]) and
+    /// `usageThrottleMs` has passed since the last write (by this store's clock). Called when
+    /// a per-call store is dropped; otherwise one `meta` read. Returns true when written.
     /// Errors: lock timeout, I/O.
     pub(crate) fn flush_due_usage(&self) -> Result<bool> {
         let c = self.conn()?;
@@ -361,24 +365,24 @@ impl Memory {
     /// unwritten hits is dropped.
     pub fn flush_usage(&self) -> Result<bool> {
         let lock = self.usage_lock()?;
-        self.sync_layers(crate::index::layer_sync::LayerScope::Live, false, Some(&lock))?;
+        self.sync_layers(crate::layers::sync::LayerScope::Live, false, Some(&lock))?;
         self.write_usage_file(&lock)
     }
 
     /// Usage weights (0–100) of items, decayed to now; 50 for entries never hit. One query per
-    /// call; on an index error every weight reads 50 (reported on stderr).
-    pub(crate) fn weights(&self, items: &[Item]) -> Vec<f64> {
+    /// call; on an index error every weight reads 50 (reported as a `log` warning).
+    pub(crate) fn weights<H: Hit>(&self, items: &[H]) -> Vec<f64> {
         match self.try_weights(items) {
             Ok(w) => w,
             Err(e) => {
-                eprintln!("memlayers: usage weights not read: {e}");
+                log::warn!("usage weights not read: {e}");
                 vec![DEFAULT_WEIGHT; items.len()]
             }
         }
     }
 
-    fn try_weights(&self, items: &[Item]) -> Result<Vec<f64>> {
-        let keys: Vec<String> = items.iter().map(|i| key(&i.content)).collect();
+    fn try_weights<H: Hit>(&self, items: &[H]) -> Result<Vec<f64>> {
+        let keys: Vec<String> = items.iter().map(|i| key(i.content())).collect();
         let mut distinct = keys.clone();
         distinct.sort();
         distinct.dedup();
@@ -416,11 +420,11 @@ impl Memory {
     }
 }
 
-impl Drop for Memory {
-    /// Flushes hits this handle recorded but the throttle held back (errors go to stderr).
-    /// A per-call handle instead writes usage.json only when hits are pending in the index
-    /// (its own or an earlier call's, `META_PENDING`) and the throttle has passed; otherwise
-    /// it leaves them to a later call.
+impl Drop for Store {
+    /// Flushes hits this handle recorded but the throttle held back (errors go to the `log`
+    /// crate). A per-call store instead writes usage.json only when hits are pending in the
+    /// index (its own or an earlier call's) and the throttle has passed; otherwise it leaves
+    /// them to a later call.
     fn drop(&mut self) {
         let r = if self.watching {
             if self.usage_pending.load(Ordering::Relaxed) { self.flush_usage().map(|_| ()) } else { Ok(()) }
@@ -428,7 +432,7 @@ impl Drop for Memory {
             self.flush_due_usage().map(|_| ())
         };
         if let Err(e) = r {
-            eprintln!("memlayers: usage.json not flushed: {e}");
+            log::warn!("usage.json not flushed: {e}");
         }
     }
 }

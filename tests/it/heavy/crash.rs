@@ -105,6 +105,7 @@ fn make_archive(dir: &Path) {
 fn child_driver() {
     let root = std::env::var("MEMLAYERS_CRASH_ROOT").expect("child role: MEMLAYERS_CRASH_ROOT set by the parent test");
     let op = std::env::var("MEMLAYERS_CRASH_OP").unwrap();
+    memlayers::cli::log_warnings_to_stderr();
     let mut m = Memory::open(&root, config()).unwrap();
     say("ready");
     match op.as_str() {
@@ -538,7 +539,7 @@ fn verify(root: &Path, st: &State, t: &mut Tally, ctx: &str) {
         let (_, status) = memlayers::layers::usage::Ledger::parse(Some(&u));
         assert_eq!(status, memlayers::layers::usage::LoadStatus::Ok, "{ctx}: usage.json is whole");
     }
-    for (dir, _) in memlayers::index::layer_sync::SUMMARY_DIRS {
+    for (dir, _) in memlayers::layers::sync::SUMMARY_DIRS {
         for f in rel::all_files(&root.join(dir)).iter().filter(|f| !f.contains(".tmp-")) {
             let text = std::fs::read_to_string(root.join(dir).join(f)).unwrap();
             assert!(text.ends_with('\n'), "{ctx}: summary {dir}/{f} is whole");
@@ -565,13 +566,13 @@ fn verify(root: &Path, st: &State, t: &mut Tally, ctx: &str) {
     assert!(rep.malformed.is_empty(), "{ctx}: {:?}", rep.malformed);
     assert_eq!(rep.temp_files.len(), t.temp_files_left, "{ctx}: check lists the leftover temp files");
     // The layers as the index sees them after the sync are the files.
-    m.sync_layers(memlayers::index::layer_sync::LayerScope::All, false, None).unwrap();
+    m.sync_layers(memlayers::layers::sync::LayerScope::All, false, None).unwrap();
     assert_eq!(
         m.hot_doc().unwrap(),
         hot_text.as_deref().map(memlayers::layers::hot::parse),
         "{ctx}: hot.md in the index"
     );
-    for (dir, _) in memlayers::index::layer_sync::SUMMARY_DIRS {
+    for (dir, _) in memlayers::layers::sync::SUMMARY_DIRS {
         for f in rel::all_files(&root.join(dir)).iter().filter(|f| !f.contains(".tmp-")) {
             let rel_path = format!("{dir}/{f}");
             let disk = std::fs::read(root.join(&rel_path)).unwrap();

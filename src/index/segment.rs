@@ -82,7 +82,7 @@ pub fn pieces(text: &str) -> Vec<Piece> {
 /// Segments text for the FTS5 index: tokens separated by single spaces (see module docs).
 ///
 /// ```
-/// assert_eq!(memlayers::query::segment::segment("Token消耗很大, 翻唱!"), "token 消耗 耗很 很大 大 翻唱 唱");
+/// assert_eq!(memlayers::index::segment::segment("Token消耗很大, 翻唱!"), "token 消耗 耗很 很大 大 翻唱 唱");
 /// ```
 pub fn segment(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);

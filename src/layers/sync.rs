@@ -3,7 +3,7 @@
 //!
 //! The files are canonical (spec/engine.md principles 1 and 2): every write of a layer file
 //! goes to the file first, atomically, and then records the file's stat, hash and bytes here
-//! ([`Memory::write_layer`]). [`Memory::sync_layers`] picks up what changed behind our back —
+//! ([`Store::write_layer`]). [`Store::sync_layers`] picks up what changed behind our back —
 //! a hand edit, another tool — the same way the cold sync does: a pure [`plan`] compares
 //! size / mtime / inode with the recorded row, and the apply step re-reads only those files
 //! and compares sha1s. The file always wins:
@@ -13,7 +13,7 @@
 //!   (every entry back to "weight 50, never hit", seeds/002 "文件缺失或损坏时静默重建") and
 //!   rewritten at the next flush; gone → emptied. Never an error.
 //!
-//! [`Memory::sync`] (run by every query) looks at hot.md and usage.json only
+//! [`Store::sync`] (run by every query) looks at hot.md and usage.json only
 //! ([`LayerScope::Live`]); the summaries are looked at ([`LayerScope::All`]) by whatever reads
 //! them — `summarize`, `stats`, `export` — and by `sync --full` or a fresh index, so a query
 //! does not stat thousands of summary files.
@@ -28,8 +28,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::files::lock::WriterLock;
-use crate::index::sync::{Known, sha1_hex};
-use crate::memory::Memory;
+use crate::index::Store;
+use crate::index::mirror::{self, Known, Mirror, Table};
+pub use crate::index::sync::LayerReport;
+use crate::index::sync::{SyncReport, sha1_hex};
 use crate::{Error, Result};
 
 /// The hot layer file, relative to the data root.
@@ -44,7 +46,7 @@ pub const SUMMARY_DIRS: [(&str, LayerKind); 3] =
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LayerScope {
     /// hot.md and usage.json: two stats. What every query needs (usage weights) and what
-    /// [`Memory::sync`] covers.
+    /// [`Store::sync`] covers.
     Live,
     /// Also every summary file: what `summarize`, `stats` and `export` read, and what
     /// `sync --full` and a fresh index cover.
@@ -123,23 +125,6 @@ impl LayerPlan {
     }
 }
 
-/// What a layer sync changed.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct LayerReport {
-    /// Layer files found on disk.
-    pub files_scanned: usize,
-    /// Files whose content changed (or that are new) and were re-mirrored.
-    pub files_mirrored: usize,
-    /// Files gone from disk whose rows were dropped.
-    pub files_removed: usize,
-    /// True when the usage table was replaced from usage.json (or emptied because it is gone).
-    pub usage_reloaded: bool,
-    /// Why usage.json could not be read, when it could not (it is rebuilt silently).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub usage_corrupt: Option<String>,
-}
-
 /// Pure change detection: disk stats (of the files in `scope`) against the recorded rows.
 /// `full` re-checks every file; rows outside `scope` are never reported removed.
 pub fn plan(disk: &[LayerStat], known: &HashMap<String, Known>, scope: LayerScope, full: bool) -> LayerPlan {
@@ -177,9 +162,8 @@ pub fn kind_of(rel: &str) -> Option<LayerKind> {
 
 /// (size, mtime ns, inode) of a regular file; `None` when missing or not a regular file.
 pub fn stat_of(path: &Path) -> Option<(i64, i64, i64)> {
-    use std::os::unix::fs::MetadataExt;
     let m = std::fs::symlink_metadata(path).ok()?;
-    m.file_type().is_file().then(|| (m.len() as i64, m.mtime() * 1_000_000_000 + m.mtime_nsec(), m.ino() as i64))
+    m.file_type().is_file().then(|| crate::files::identity::identity(&m))
 }
 
 /// Lists the layer files of `scope` under `root` (regular files only; temp files
@@ -214,18 +198,6 @@ pub fn scan(root: &Path, scope: LayerScope) -> Result<Vec<LayerStat>> {
     }
     out.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(out)
-}
-
-/// The recorded rows, by path.
-pub fn known(c: &Connection) -> Result<HashMap<String, Known>> {
-    let mut st = c.prepare_cached("SELECT path, size, mtime_ns, inode, hash FROM layer_files")?;
-    let rows = st.query_map([], |r| {
-        Ok((
-            r.get::<_, String>(0)?,
-            Known { size: r.get(1)?, mtime_ns: r.get(2)?, inode: r.get(3)?, ctime_ns: 0, hash: r.get(4)? },
-        ))
-    })?;
-    Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
 
 /// Records a layer file's row: its stat, the sha1 and code-point count of `bytes`, and the
@@ -291,39 +263,72 @@ fn apply(c: &mut Connection, root: &Path, p: &LayerPlan, known: &HashMap<String,
     Ok(rep)
 }
 
-impl Memory {
+/// The layer files of one [`LayerScope`] as a [`Mirror`]: into `layer_files` (and `usage`).
+struct LayerMirror<'a> {
+    root: &'a Path,
+    scope: LayerScope,
+    /// Re-read every file regardless of stats.
+    full: bool,
+}
+
+impl Mirror for LayerMirror<'_> {
+    type Disk = Vec<LayerStat>;
+    type Plan = LayerPlan;
+    type Report = LayerReport;
+    const TABLE: Table = Table::LayerFiles;
+
+    fn scan(&self) -> Result<Vec<LayerStat>> {
+        scan(self.root, self.scope)
+    }
+
+    fn plan(&self, disk: &Vec<LayerStat>, known: &HashMap<String, Known>) -> LayerPlan {
+        plan(disk, known, self.scope, self.full)
+    }
+
+    fn is_empty(plan: &LayerPlan) -> bool {
+        plan.is_empty()
+    }
+
+    fn apply(&mut self, c: &mut Connection, plan: &LayerPlan, known: &HashMap<String, Known>) -> Result<LayerReport> {
+        apply(c, self.root, plan, known)
+    }
+}
+
+impl Store {
+    /// Brings the index up to date with the files: the layer files of [`LayerScope::Live`]
+    /// (hot.md, usage.json; every layer file when `full`), then the cold files
+    /// ([`Store::sync_cold`]). Cheap when nothing changed (no lock, no reads). Every query
+    /// runs it first, so hand edits are seen by the next query.
+    pub fn sync(&self) -> Result<SyncReport> {
+        self.sync_with_progress(false, &mut |_| {})
+    }
+
+    /// [`Store::sync`] with a progress callback (cold files done) and, when `full`, a re-read
+    /// of every file regardless of stats.
+    pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+        let scope = if full { LayerScope::All } else { LayerScope::Live };
+        let layers = self.sync_layers(scope, full, None)?;
+        let cold = self.sync_cold(full, progress)?;
+        Ok(SyncReport { layers, ..cold })
+    }
+
     /// Brings the `layer_files` rows of `scope` (and the usage table) up to date with the
     /// layer files on disk; the file wins (module docs). Cheap when nothing changed: one stat
     /// per file, no lock. `full` re-reads every file. Pass `lock` when the caller already holds
     /// the writer lock (taking it twice in one process would wait for itself). A corrupt
-    /// usage.json is reported on stderr and rewritten by this handle's next flush.
+    /// usage.json is reported as a `log` warning and rewritten by this handle's next flush.
     pub fn sync_layers(&self, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
-        let disk = scan(self.root(), scope)?;
         let mut c = self.conn()?;
-        let p = plan(&disk, &known(&c)?, scope, full);
-        let mut rep = LayerReport { files_scanned: disk.len(), ..Default::default() };
-        if p.is_empty() {
-            return Ok(rep);
-        }
-        let own;
-        let _lock = match lock {
-            Some(l) => l,
-            None => {
-                own = self.lock()?;
-                &own
-            }
+        let mut m = LayerMirror { root: self.root(), scope, full };
+        let done = mirror::mirror_changes(&mut m, &mut c, lock, || self.lock())?;
+        let Some((disk, applied)) = done.applied else {
+            return Ok(LayerReport { files_scanned: done.first.len(), ..Default::default() });
         };
-        // Re-plan under the lock: another writer may have recorded these files meanwhile.
-        let disk = scan(self.root(), scope)?;
-        let known = known(&c)?;
-        let p = plan(&disk, &known, scope, full);
-        let applied = apply(&mut c, self.root(), &p, &known)?;
         if let Some(why) = &applied.usage_corrupt {
-            eprintln!("memlayers: {USAGE_FILE} could not be read ({why}); rebuilt (weight 50, never hit)");
+            log::warn!("{USAGE_FILE} could not be read ({why}); rebuilt (weight 50, never hit)");
             self.usage_pending.store(true, std::sync::atomic::Ordering::Relaxed);
         }
-        rep = LayerReport { files_scanned: disk.len(), ..applied };
-        Ok(rep)
+        Ok(LayerReport { files_scanned: disk.len(), ..applied })
     }
 
     /// The mirrored bytes of a layer file (`hot.md`, `summaries/...`), `None` when it has no
