@@ -246,6 +246,7 @@ struct Ctx<'a> {
     mcp: Option<&'a mut Mcp>,
     sql: &'a rusqlite::Connection,
     shell: bool,
+    rg: bool,
 }
 
 /// Runs every system once on one (term, window) and appends the latencies to `cell`.
@@ -294,21 +295,32 @@ fn measure_once(cx: &mut Ctx, term: &str, win: Option<(NaiveDate, NaiveDate)>, c
         Ok(())
     })?);
     // ripgrep: the whole archive, or the window's day files.
+    if cx.rg {
+        measure_rg(cx.root, term, win, cell)?;
+    }
+    measure_sql(cx, term, win, cell)
+}
+
+fn measure_rg(root: &Path, term: &str, win: Option<(NaiveDate, NaiveDate)>, cell: &mut Cell) -> BResult<()> {
     let mut rg = Command::new("rg");
     rg.args(["--fixed-strings", "--ignore-case", "--count", "--no-messages", "--", term]);
     match win {
         Some((a, b)) => {
-            let files = window_files(cx.root, a, b);
+            let files = window_files(root, a, b);
             if files.is_empty() {
                 rg.arg("/dev/null");
             }
             rg.args(files);
         }
         None => {
-            rg.arg(cx.root.join("cold"));
+            rg.arg(root.join("cold"));
         }
     };
     cell.rg.push(timed(|| run_ok(&mut rg).map(|_| ()))?);
+    Ok(())
+}
+
+fn measure_sql(cx: &mut Ctx, term: &str, win: Option<(NaiveDate, NaiveDate)>, cell: &mut Cell) -> BResult<()> {
     // Raw SQL, in-process and through the sqlite3 shell (process start included).
     let fts = Query::new(term, Mode::And)?.fts();
     let (lo, hi) = match win {
@@ -352,6 +364,8 @@ struct RootRun {
     grid: Grid,
     mcp: bool,
     spawn_floor: Vec<f64>,
+    /// Baselines whose program is missing (`rg`, `sqlite3`).
+    baselines: Vec<&'static str>,
 }
 
 fn run_root(args: &Args, bin: &Path, root: &Path, terms: &[(&'static str, String)]) -> BResult<RootRun> {
@@ -365,6 +379,7 @@ fn run_root(args: &Args, bin: &Path, root: &Path, terms: &[(&'static str, String
     let sql =
         rusqlite::Connection::open_with_flags(root.join("index.sqlite3"), rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let shell = Command::new("sqlite3").arg("-version").output().is_ok_and(|o| o.status.success());
+    let rg = Command::new("rg").arg("--version").output().is_ok_and(|o| o.status.success());
     let mut mcp = Mcp::start(bin, root, &args.tz, &now_s)?;
     let has_mcp = mcp.is_some();
     let days = anchors(info.first, info.last, args.anchors);
@@ -373,7 +388,7 @@ fn run_root(args: &Args, bin: &Path, root: &Path, terms: &[(&'static str, String
         for win in Win::ALL {
             let mut cell = Cell { hits: hits(&sql, term, None)?, ..Cell::default() };
             let mut cx =
-                Ctx { bin, root, tz: &args.tz, now: now_s.clone(), mem: &mem, mcp: mcp.as_mut(), sql: &sql, shell };
+                Ctx { bin, root, tz: &args.tz, now: now_s.clone(), mem: &mem, mcp: mcp.as_mut(), sql: &sql, shell, rg };
             match win.range(info.last) {
                 None => {
                     // One untimed warm-up call per system, then the repeats.
@@ -405,7 +420,8 @@ fn run_root(args: &Args, bin: &Path, root: &Path, terms: &[(&'static str, String
     for _ in 0..args.repeats.max(5) {
         spawn_floor.push(timed(|| run_ok(&mut Command::new("true")).map(|_| ()))?);
     }
-    Ok(RootRun { info, grid, mcp: has_mcp, spawn_floor })
+    let baselines = [("ripgrep", rg), ("sqlite3", shell)].into_iter().filter(|(_, ok)| !ok).map(|(n, _)| n).collect();
+    Ok(RootRun { info, grid, mcp: has_mcp, spawn_floor, baselines })
 }
 
 fn p(xs: &[f64], q: f64) -> String {
@@ -448,6 +464,9 @@ same statement through the `sqlite3` shell, process start included.\n\n",
         ));
         if !r.mcp {
             s.push_str("MCP: this `memlayers` build has no `mcp` subcommand, so no MCP figures.\n\n");
+        }
+        if !r.baselines.is_empty() {
+            s.push_str(&format!("Not installed, so not measured: {}.\n\n", r.baselines.join(", ")));
         }
         s.push_str(&format!("Process start floor (`true`): p50 {} ms.\n\n", p(&r.spawn_floor, 50.0)));
         let mut rows = Vec::new();
@@ -564,9 +583,12 @@ fn targets(r: &RootRun, terms: &[(&'static str, String)]) -> String {
     )
 }
 
+/// One line of the chart: a root's figure.
+type Series = Box<dyn Fn(&RootRun) -> f64>;
+
 /// Latency (p50 over the classes' medians) against archive size, log–log, as an SVG.
 fn svg(runs: &[RootRun], machine_line: &str) -> String {
-    let series: Vec<(&str, &str, Box<dyn Fn(&RootRun) -> f64>)> = vec![
+    let series: Vec<(&str, &str, Series)> = vec![
         ("CLI, no window", "#d62728", Box::new(|r| class_median(r, Win::None, |c| &c.cli))),
         ("CLI, day window", "#ff9896", Box::new(|r| class_median(r, Win::Day, |c| &c.cli))),
         ("library, no window", "#1f77b4", Box::new(|r| class_median(r, Win::None, |c| &c.lib))),
