@@ -95,8 +95,12 @@ pub(crate) fn days(out: &mut Out, i: usize, cx: &Ctx) {
         out.push(e, cx.day(0), Grain::Day, Head::Latin, Kind::Relative);
     }
     // Spec v2: the other day, a couple of days ago → as 前几天 [D-7, D), fuzzy.
-    let fuzzy: [&[&str]; 4] =
-        [&["the", "other", "day"], &["a", "couple", "of", "days", "ago"], &["a", "couple", "days", "ago"], &["the", "other", "night"]];
+    let fuzzy: [&[&str]; 4] = [
+        &["the", "other", "day"],
+        &["a", "couple", "of", "days", "ago"],
+        &["a", "couple", "days", "ago"],
+        &["the", "other", "night"],
+    ];
     for ws in fuzzy {
         if let Some(e) = seq(t, i, ws) {
             out.push_fuzzy(e, DateSpan::offsets(cx.today, -7, 0), Grain::Range, Head::Latin);
@@ -173,7 +177,12 @@ pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
                 && let Some((wd, f)) = weekday(t, lead(t, k, "on").unwrap_or(k))
                 && let Some(week) = cx.ago(unit, n)
             {
-                out.push_day(f, DateSpan::offsets(week.start, i64::from(wd), i64::from(wd) + 1), Head::Latin, Kind::Weekday);
+                out.push_day(
+                    f,
+                    DateSpan::offsets(week.start, i64::from(wd), i64::from(wd) + 1),
+                    Head::Latin,
+                    Kind::Weekday,
+                );
             }
         }
     }
@@ -234,7 +243,12 @@ pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
         if let Some((wd, e)) = weekday(t, k)
             && let Some(e) = t.spaces(e).and_then(|s| seq(t, s, &["before", "last"]))
         {
-            out.push_day(e, DateSpan::offsets(cx.mon, i64::from(wd) - 14, i64::from(wd) - 13), Head::Latin, Kind::Weekday);
+            out.push_day(
+                e,
+                DateSpan::offsets(cx.mon, i64::from(wd) - 14, i64::from(wd) - 13),
+                Head::Latin,
+                Kind::Weekday,
+            );
         }
     }
 }

@@ -127,7 +127,8 @@ pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
         // After since/from/until a capitalised March or May is the month (`since March`).
         let boundary = || {
             !mn.lowercase
-                && super::glue::prev_word(t, j).is_some_and(|w| ["since", "from", "until", "till", "to"].contains(&w.as_str()))
+                && super::glue::prev_word(t, j)
+                    .is_some_and(|w| ["since", "from", "until", "till", "to"].contains(&w.as_str()))
         };
         if !mn.abbrev && (led || !mn.ambiguous || boundary()) {
             out.push(e, cx.yearless(|y| DateSpan::month(y, m)), Grain::Month, Head::Latin, Kind::Month);
@@ -294,7 +295,9 @@ pub(crate) fn ordinal_day(out: &mut Out, i: usize, cx: &Ctx) {
         }
     }
     let next_ok = match t.spaces(e) {
-        Some(k) if t.at(k).is_some_and(|c| c.is_ascii_alphabetic()) => AFTER_ORDINAL.iter().any(|w| t.word(k, w).is_some()),
+        Some(k) if t.at(k).is_some_and(|c| c.is_ascii_alphabetic()) => {
+            AFTER_ORDINAL.iter().any(|w| t.word(k, w).is_some())
+        }
         _ => !t.at(e).is_some_and(|c| c.is_ascii_alphanumeric()),
     };
     if next_ok {

@@ -212,6 +212,15 @@ fn relational_next(t: &Text, end: usize) -> bool {
     }
 }
 
+/// True if the hit is followed by a two-char relational word (`之前`, `以后`, `前后` …) or by
+/// 前/后 alone: the text names a boundary there, so no shorter reading at the same start may
+/// stand in for it (`这周三之前` is not `这周`).
+pub(crate) fn boundary_after(t: &Text, h: &Hit) -> bool {
+    let end = h.end;
+    RELATIONAL_NEXT.iter().any(|w| t.has(end, w))
+        || (matches!(t.at(end), Some('前' | '后')) && !t.at(end + 1).is_some_and(|c| "天年晚来".contains(c)))
+}
+
 /// The English word before `start` (after 1–3 spaces), lowercased; at most 12 letters.
 pub(crate) fn prev_word(t: &Text, start: usize) -> Option<String> {
     let mut j = start;

@@ -217,7 +217,16 @@ impl<'a> Out<'a> {
     /// Records a fuzzy hit (spec rows marked "fuzzy").
     pub(crate) fn push_fuzzy(&mut self, end: usize, span: Option<DateSpan>, grain: Grain, head: Head) {
         if let Some(span) = span {
-            self.hits.push(Hit { end, span, grain, fuzzy: true, pod: None, head, kind: Kind::Relative, holiday: false });
+            self.hits.push(Hit {
+                end,
+                span,
+                grain,
+                fuzzy: true,
+                pod: None,
+                head,
+                kind: Kind::Relative,
+                holiday: false,
+            });
         }
     }
 

@@ -54,7 +54,8 @@ struct Holiday {
 }
 
 /// The holidays. Fixed dates and lunar dates from the spec table; 感恩节 / Thanksgiving (US,
-/// fourth Thursday of November) is an addition of the same shape.
+/// fourth Thursday of November) is an addition of the same shape. One row per holiday.
+#[rustfmt::skip]
 const HOLIDAYS: &[Holiday] = &[
     Holiday { zh: &["元旦"], suffix_only: &[], en: &["new year's day", "new years day"], rule: Rule::Fixed(1, 1), period: None },
     Holiday { zh: &["情人节"], suffix_only: &[], en: &["valentine's day", "valentines day", "valentine day"], rule: Rule::Fixed(2, 14), period: None },
@@ -144,7 +145,12 @@ fn readings(t: &Text, i: usize) -> Vec<(&'static Holiday, usize, Tail)> {
                     v.push((h, e, Tail::Day));
                     v.extend(AROUND_WORDS.iter().filter_map(|w| t.lit(e, w)).map(|k| (h, k, Tail::Around)));
                 }
-                v.extend(PERIOD_WORDS.iter().filter_map(|w| t.lit(e, w).or_else(|| t.lit(e2, w))).map(|k| (h, k, Tail::Period)));
+                v.extend(
+                    PERIOD_WORDS
+                        .iter()
+                        .filter_map(|w| t.lit(e, w).or_else(|| t.lit(e2, w)))
+                        .map(|k| (h, k, Tail::Period)),
+                );
             }
         }
     }
@@ -199,15 +205,13 @@ pub(crate) fn bare(out: &mut Out, i: usize, cx: &Ctx) {
     let head = if latin { Head::Latin } else { Head::Word };
     for (h, e, tail) in readings(t, i) {
         push(out, e, cx.yearless(|y| window(h, y, tail)), tail, h, head);
-        if latin {
-            if let Some(k) = t.spaces(e) {
-                if let Some((y, g)) = super::english_dates::year_at(t, k) {
-                    push(out, g, window(h, y, tail), tail, h, head);
-                }
-                for (w, off) in [("last", -1), ("this", 0)] {
-                    if let Some(g) = super::english::seq(t, k, &[w, "year"]) {
-                        push(out, g, window(h, cx.today.year() + off, tail), tail, h, head);
-                    }
+        if latin && let Some(k) = t.spaces(e) {
+            if let Some((y, g)) = super::english_dates::year_at(t, k) {
+                push(out, g, window(h, y, tail), tail, h, head);
+            }
+            for (w, off) in [("last", -1), ("this", 0)] {
+                if let Some(g) = super::english::seq(t, k, &[w, "year"]) {
+                    push(out, g, window(h, cx.today.year() + off, tail), tail, h, head);
                 }
             }
         }

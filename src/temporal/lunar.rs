@@ -58,7 +58,7 @@ const QINGMING: &str = concat!(
     "22222222222222222222222222122212221222122212221222", // 1950–1999
     "12221222112211221122112211221122112211221112111211", // 2000–2049
     "12111211121112111211121111111111111111111111111111", // 2050–2099
-    "2", // 2100–2100
+    "2",                                                  // 2100–2100
 );
 
 /// 冬至, 1900..=2100: the day of December is this digit + 20.
@@ -67,7 +67,7 @@ const DONGZHI: &str = concat!(
     "22222222222222222222222222222222222222122212221222", // 1950–1999
     "12221222122212221222112211221122112211221122112211", // 2000–2049
     "22112211121112111211121112111211121112111111111111", // 2050–2099
-    "2", // 2100–2100
+    "2",                                                  // 2100–2100
 );
 
 /// The entry of lunar year `y`, if covered.
@@ -109,7 +109,8 @@ pub(crate) fn to_solar(y: i32, m: u32, d: u32) -> Option<NaiveDate> {
         return None;
     }
     let leap = v & 0xf;
-    let before: i64 = (1..m).map(|k| month_days(v, k)).sum::<i64>() + if leap != 0 && leap < m { leap_days(v) } else { 0 };
+    let before: i64 =
+        (1..m).map(|k| month_days(v, k)).sum::<i64>() + if leap != 0 && leap < m { leap_days(v) } else { 0 };
     add_days(new_year(y)?, before + i64::from(d) - 1)
 }
 

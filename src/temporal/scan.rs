@@ -78,12 +78,13 @@ pub(crate) fn find(t: &Text, today: NaiveDate) -> Option<(usize, Hit)> {
         since::since(&mut out, i, &cx, singles);
         // Longest first; the stable sort keeps matcher order among equal lengths.
         out.hits.sort_by_key(|h| std::cmp::Reverse(h.end));
-        let found = out
-            .hits
-            .into_iter()
-            .find(|h| glue::accepts(t, i, h) && (h.kind == Kind::Range || !dangling_range(t, h, &cx)));
-        if let Some(h) = found {
-            return Some((i, h));
+        for h in out.hits {
+            if glue::accepts(t, i, &h) && (h.kind == Kind::Range || !dangling_range(t, &h, &cx)) {
+                return Some((i, h));
+            }
+            if glue::boundary_after(t, &h) {
+                break;
+            }
         }
     }
     None

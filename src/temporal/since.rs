@@ -37,12 +37,18 @@ pub(crate) fn since(out: &mut Out, i: usize, cx: &Ctx, singles: fn(&mut Out, usi
     // X at `i` itself: the singles the scanner already found there.
     let mut starts: Vec<(Vec<Hit>, bool, Head, bool)> = vec![(out.hits.clone(), true, Head::Word, true)];
     let zh = ZH_PREFIX.iter().filter_map(|&(p, need)| t.lit(i, p).map(|j| (j, need, Head::Word)));
-    let en = [(&["ever", "since"][..], false), (&["since"], false), (&["from"], true)]
-        .into_iter()
-        .filter_map(|(ws, need)| super::english::seq(t, i, ws).and_then(|e| t.spaces(e)).map(|j| (j, need, Head::Latin)));
+    let en = [(&["ever", "since"][..], false), (&["since"], false), (&["from"], true)].into_iter().filter_map(
+        |(ws, need)| super::english::seq(t, i, ws).and_then(|e| t.spaces(e)).map(|j| (j, need, Head::Latin)),
+    );
     for (j, need, head) in zh.chain(en) {
         let mut xs = Out::new(t);
         singles(&mut xs, j, cx);
+        // `since 2025`: a bare four-digit year counts after since/from.
+        if head == Head::Latin
+            && let Some((y, e)) = super::english_dates::year_at(t, j)
+        {
+            xs.push(e, DateSpan::year(y), Grain::Year, Head::Latin, Kind::Calendar);
+        }
         starts.push((xs.hits, need, head, false));
     }
     for (xs, need_suffix, head, bare) in starts {

@@ -43,8 +43,26 @@ pub(crate) fn quoted(norm: &[char]) -> Vec<bool> {
 
 /// Recurrence words: an expression right after one of them (or after it and 的) repeats.
 pub(crate) const RECURRENCE: [&str; 20] = [
-    "每天", "每日", "每周", "每星期", "每个星期", "每礼拜", "每个礼拜", "每月", "每个月", "每年", "每季度", "每个季度",
-    "每晚", "天天", "周周", "月月", "年年", "每逢", "逢", "每",
+    "每天",
+    "每日",
+    "每周",
+    "每星期",
+    "每个星期",
+    "每礼拜",
+    "每个礼拜",
+    "每月",
+    "每个月",
+    "每年",
+    "每季度",
+    "每个季度",
+    "每晚",
+    "天天",
+    "周周",
+    "月月",
+    "年年",
+    "每逢",
+    "逢",
+    "每",
 ];
 
 /// Surnames that make a following 明天 / 今天 / 国庆 a given name (the most common ones, less
@@ -61,7 +79,8 @@ const PERSON_LEAD: &str = "跟和与同给问找对让叫被向请帮替把是�
 
 /// Chars after 周一 … 周日 that make it a person's name (周一帆, 周一鸣): common given-name chars
 /// that do not start a word after a weekday.
-const GIVEN_AFTER_WEEKDAY: &str = "帆鸣凡航诺涵然博舟笑丁楠珂萌彤宸哲铭菲鹏峰琳彬杰婷娜敏静燕芳霞玲萍倩蕾瑶琪璐薇嘉轩浩宇";
+const GIVEN_AFTER_WEEKDAY: &str =
+    "帆鸣凡航诺涵然博舟笑丁楠珂萌彤宸哲铭菲鹏峰琳彬杰婷娜敏静燕芳霞玲萍倩蕾瑶琪璐薇嘉轩浩宇";
 
 /// After a holiday name: chars that make it a street, square, school or other place (五一路,
 /// 十一中, 五一广场). Two-char checks are in [`place_after`].

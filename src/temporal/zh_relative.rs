@@ -269,7 +269,7 @@ pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
 /// How far back the "离…最近" (nearest to …) check looks, in chars.
 const NEAR_LOOKBACK: usize = 8;
 
-/// 前几天 前些天 `[D-7, D)`; 最近 近来 alone `[D-6, D+1)` — all fuzzy (这些天 is with the rolling forms).
+/// 前几天 前些天 前两天 `[D-7, D)`; 最近 近来 alone `[D-6, D+1)` — all fuzzy (这些天 is with the rolling forms).
 /// 最近 is "recently" only when no count follows (最近一次 is "the most recent time") and no
 /// 离/距 precedes it in the same clause (离公司最近的 is "nearest to the office").
 pub(crate) fn fuzzy(out: &mut Out, i: usize, cx: &Ctx) {
@@ -277,7 +277,8 @@ pub(crate) fn fuzzy(out: &mut Out, i: usize, cx: &Ctx) {
         return;
     }
     let t = out.t;
-    for w in ["前几天", "前些天"] {
+    // 前两天 (a couple of days ago) is read as 前几天, like the spec's "a couple of days ago".
+    for w in ["前几天", "前些天", "前两天"] {
         if let Some(e) = t.lit(i, w) {
             out.push_fuzzy(e, DateSpan::offsets(cx.today, -7, 0), Grain::Range, Head::Word);
         }
