@@ -197,11 +197,26 @@ pub(crate) fn parts(out: &mut Out, i: usize, cx: &Ctx) {
                 out.push(g, DateSpan::third(y, m, part), Grain::Range, Head::Latin, Kind::Calendar);
             }
         }
+        // the end of the month (bare 月底: this month's if it started, else last month's).
+        if let Some(g) = seq(t, j, &["the", "month"]) {
+            out.push(
+                g,
+                cx.monthless(true, |y, m| DateSpan::third(y, m, part)),
+                Grain::Range,
+                Head::Latin,
+                Kind::Calendar,
+            );
+        }
         let year_part = match part {
             Third::Early => YearPart::Start,
             Third::Late => YearPart::End,
             Third::Mid => continue,
         };
+        // the beginning of the year (bare 年初, past-preferring).
+        if let Some(g) = seq(t, j, &["the", "year"]) {
+            let span = cx.yearless(|y| DateSpan::year_part(y, year_part));
+            out.push(g, span, Grain::Range, Head::Latin, Kind::Calendar);
+        }
         if let Some((y, g)) = year_at(t, j) {
             out.push(g, DateSpan::year_part(y, year_part), Grain::Range, Head::Latin, Kind::Calendar);
         }

@@ -137,6 +137,33 @@ fn capitalised_next(t: &Text, end: usize) -> bool {
     c.is_ascii_uppercase() && t.at(k + 1).is_some_and(|c| c.is_ascii_alphabetic())
 }
 
+/// English words that may stand capitalised before a weekday or holiday at a sentence start.
+const EN_LEADS: [&str; 16] = [
+    "on", "last", "this", "next", "since", "from", "by", "until", "before", "after", "every", "the", "at", "in", "and",
+    "what",
+];
+
+/// True if the English word before `start` is capitalised in the original text and is not a
+/// function word or the sentence's first word (`Black Friday`, `Good Friday`, `Cyber Monday`:
+/// a name, not the weekday).
+fn capitalised_prev(t: &Text, start: usize) -> bool {
+    let Some(w) = super::glue::prev_word(t, start).filter(|w| !w.is_empty()) else { return false };
+    let mut j = start;
+    while j > 0 && t.at(j - 1).is_some_and(char::is_whitespace) {
+        j -= 1;
+    }
+    let first = j - w.chars().count();
+    // A capitalised first word of the text or sentence is not a name (`Was Monday busy?`).
+    let sentence_start = first == 0 || t.before(first).is_some_and(|c| ".!?。！？\n".contains(c)) || {
+        let mut k = first;
+        while k > 0 && t.at(k - 1).is_some_and(char::is_whitespace) {
+            k -= 1;
+        }
+        k == 0 || t.before(k).is_some_and(|c| ".!?。！？".contains(c))
+    };
+    !sentence_start && t.orig_at(first).is_some_and(|c| c.is_ascii_uppercase()) && !EN_LEADS.contains(&w.as_str())
+}
+
 /// True if the hit at `start` is not time by one of this module's rules.
 pub(crate) fn rejects(t: &Text, start: usize, h: &Hit) -> bool {
     if t.is_quoted(start) || after_recurrence(t, start) {
@@ -159,6 +186,9 @@ pub(crate) fn rejects(t: &Text, start: usize, h: &Hit) -> bool {
         }
     }
     let named = h.holiday || h.kind == Kind::Weekday;
+    if h.head == Head::Latin && named && capitalised_prev(t, start) {
+        return true;
+    }
     let the_before = start == 0 || super::glue::prev_word(t, start).is_some_and(|w| w == "the");
     h.head == Head::Latin && named && the_before && capitalised_next(t, h.end)
 }

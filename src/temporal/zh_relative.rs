@@ -6,7 +6,7 @@
 use chrono::Datelike;
 
 use super::Grain;
-use super::calendar::{DateSpan, add_days};
+use super::calendar::{DateSpan, add_days, shift_months};
 use super::hit::{Ctx, Head, Kind, Out, Unit};
 use super::numbers::{count, is_numeral};
 use super::text::is_cjk;
@@ -92,6 +92,17 @@ pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
     for &(u, unit) in UNITS {
         let Some(k) = t.lit(j, u).and_then(|k| t.opt_spaces(k)) else { continue };
         for e in agos(k) {
+            // 一年前的今天, 三个月前的今天: the same day N units back (clamped like 去年的今天).
+            if let Some(f) = SAME_DAY.iter().find_map(|w| t.lit(t.lit(e, "的").unwrap_or(e), w)) {
+                let back = i64::from(n);
+                let day = match unit {
+                    Unit::Day => add_days(cx.today, -back),
+                    Unit::Week => add_days(cx.today, -7 * back),
+                    Unit::Month => shift_months(cx.today, -back),
+                    Unit::Year => shift_months(cx.today, -12 * back),
+                };
+                out.push_day(f, day.and_then(DateSpan::day), Head::Numeric, Kind::Relative);
+            }
             match unit {
                 Unit::Day => out.push_day(e, cx.ago(unit, n), Head::Numeric, Kind::Relative),
                 Unit::Week => {
