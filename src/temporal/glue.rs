@@ -221,6 +221,21 @@ pub(crate) fn boundary_after(t: &Text, h: &Hit) -> bool {
         || (matches!(t.at(end), Some('前' | '后')) && !t.at(end + 1).is_some_and(|c| "天年晚来".contains(c)))
 }
 
+/// English prepositions that belong to the time expression right after them (`notes from
+/// March 5`, `what we said at Christmas`): removed with it from the text BM25 scores (spec
+/// "Using the window" rule 3).
+const EN_PREPOSITIONS: [&str; 7] = ["from", "on", "in", "at", "over", "during", "around"];
+
+/// `start`, moved back over one preposition of [`EN_PREPOSITIONS`] and the spaces after it.
+pub(crate) fn with_preposition(t: &Text, start: usize) -> usize {
+    let Some(w) = prev_word(t, start).filter(|w| EN_PREPOSITIONS.contains(&w.as_str())) else { return start };
+    let mut j = start;
+    while j > 0 && t.at(j - 1).is_some_and(char::is_whitespace) {
+        j -= 1;
+    }
+    j - w.chars().count()
+}
+
 /// The English word before `start` (after 1–3 spaces), lowercased; at most 12 letters.
 pub(crate) fn prev_word(t: &Text, start: usize) -> Option<String> {
     let mut j = start;

@@ -149,6 +149,7 @@ pub fn parse(text: &str, now: DateTime<Utc>, tz: Tz) -> ParseResult {
     let Some((start, hit)) = found else {
         return ParseResult { window: None, rest: text.to_string() };
     };
+    let start = glue::with_preposition(&t, start);
     let mut w = window::build(hit.span, tz, hit.grain, hit.fuzzy);
     w.part_of_day = hit.pod.map(|(a, b)| t.slice(a, b));
     w.spans = vec![(start, hit.end)];
