@@ -17,6 +17,7 @@
 //! word from swallowing their first char (本周刊).
 
 use super::hit::{Head, Hit, Kind};
+use super::numbers::is_numeral;
 use super::text::{Text, is_cjk};
 
 /// Opening and closing quote pairs (after normalisation; full-width `＂` folds to `"`).
@@ -92,7 +93,12 @@ const GLUED_AFTER_HOLIDAY: [&str; 3] = ["月饼", "上河", "汤圆"];
 /// Chars before 元宵 that make it the food (吃元宵).
 const FOOD_BEFORE: &str = "吃煮买卖包做碗个颗";
 
-/// True if the expression at `start` is right after a recurrence word (and an optional 的).
+/// Chars a recurrence reaches over to the next expression: weekdays and day numbers joined by
+/// 和 、 与 及 或 (每周一和周三, 每月1号、15号).
+const RECURRENCE_LIST: &str = "一二三四五六七八九十日天周星期礼拜号0123456789和、与及或跟,， ";
+
+/// True if the expression at `start` is right after a recurrence word (and an optional 的), or
+/// in a list that one begins (每周一和周三).
 fn after_recurrence(t: &Text, start: usize) -> bool {
     let mut j = start;
     while j > 0 && t.at(j - 1).is_some_and(char::is_whitespace) {
@@ -101,6 +107,17 @@ fn after_recurrence(t: &Text, start: usize) -> bool {
     if j > 0 && t.at(j - 1) == Some('的') {
         j -= 1;
     }
+    if ends_with_recurrence(t, j) {
+        return true;
+    }
+    // A list: walk back over weekdays, numbers and connectors (at most 12 chars).
+    let joined = (1..=12.min(j)).take_while(|&k| t.at(j - k).is_some_and(|c| RECURRENCE_LIST.contains(c)));
+    joined.clone().any(|k| "和、与及或跟,，".contains(t.at(j - k).unwrap_or(' ')))
+        && joined.last().is_some_and(|k| ends_with_recurrence(t, j - k) || ends_with_recurrence(t, j - k + 1))
+}
+
+/// True if a word of [`RECURRENCE`] ends at `j`.
+fn ends_with_recurrence(t: &Text, j: usize) -> bool {
     RECURRENCE.iter().any(|w| {
         let n = w.chars().count();
         j >= n && t.lit(j - n, w) == Some(j)
@@ -166,7 +183,11 @@ fn capitalised_prev(t: &Text, start: usize) -> bool {
 
 /// True if the hit at `start` is not time by one of this module's rules.
 pub(crate) fn rejects(t: &Text, start: usize, h: &Hit) -> bool {
-    if t.is_quoted(start) || after_recurrence(t, start) {
+    if (start..h.end).any(|k| t.is_quoted(k)) || after_recurrence(t, start) {
+        return true;
+    }
+    // A holiday written with numerals (五一 六一 三八 双11) inside a longer number (二十五一).
+    if h.holiday && (t.before(start).is_some_and(is_numeral) || t.at(h.end).is_some_and(is_numeral)) {
         return true;
     }
     let text: String = (start..h.end).filter_map(|k| t.at(k)).collect();
