@@ -138,6 +138,10 @@ pub enum Cmd {
         #[arg(long)]
         format: Option<String>,
     },
+    /// Serve the memory as MCP tools over stdio (mem_hot_get, mem_write, mem_recall,
+    /// mem_retrieve, …) for an agent host; runs until the client closes stdin.
+    #[cfg(feature = "mcp")]
+    Mcp,
     /// The layer tools: hot-get, hot-set, summarize, stats, export, session-end.
     #[command(flatten)]
     Layer(crate::cli_layers::LayerCmd),
@@ -155,6 +159,7 @@ pub fn main() -> i32 {
     };
     let json = cli.json;
     match run(cli) {
+        Ok(out) if out.is_empty() => 0,
         Ok(out) => {
             use std::io::Write;
             // A closed pipe (`| head`) is not an error worth a panic.
@@ -316,5 +321,7 @@ fn run(cli: Cli) -> Result<String> {
             render(&rep?, compact)
         }
         Cmd::Layer(c) => crate::cli_layers::run(&mem, c, compact),
+        #[cfg(feature = "mcp")]
+        Cmd::Mcp => crate::mcp::serve_stdio(mem).map(|()| String::new()),
     }
 }

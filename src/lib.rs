@@ -30,6 +30,8 @@ pub mod import;
 pub mod layer_sync;
 pub mod layout;
 pub mod lock;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 pub mod memory;
 pub mod query;
 pub mod retrieve;
