@@ -130,22 +130,12 @@ fn walk(s: &Value, path: &str, out: &mut Vec<String>) {
                 Value::Object(_) => walk(v, &here, out),
                 _ => out.push(format!("{here}: additionalProperties must be a boolean or a schema")),
             },
-            "required" => {
-                if !v.as_array().is_some_and(|a| a.iter().all(Value::is_string)) {
-                    out.push(format!("{here}: required must be an array of strings"));
-                }
+            "required" if !v.as_array().is_some_and(|a| a.iter().all(Value::is_string)) => {
+                out.push(format!("{here}: required must be an array of strings"));
             }
-            "enum" | "examples" => {
-                if !v.is_array() {
-                    out.push(format!("{here}: {k} must be an array"));
-                }
-            }
-            "description" | "title" => {
-                if !v.is_string() {
-                    out.push(format!("{here}: {k} must be a string"));
-                }
-            }
-            _ => {} // const, default: any value
+            "enum" | "examples" if !v.is_array() => out.push(format!("{here}: {k} must be an array")),
+            "description" | "title" if !v.is_string() => out.push(format!("{here}: {k} must be a string")),
+            _ => {} // const, default: any value; the others were well-formed
         }
     }
     if let (Some(req), Some(props)) = (m.get("required").and_then(Value::as_array), m.get("properties")) {

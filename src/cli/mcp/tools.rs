@@ -9,8 +9,8 @@ use serde::Serialize;
 use serde_json::{Map, Value, json};
 
 use super::schema::{array, boolean, integer, nullable, number, object, one_of_strings, string, with_default};
-use crate::layers::cold::WriteArgs;
 use crate::files::entry::Source;
+use crate::layers::cold::WriteArgs;
 use crate::query::retrieve::{RetrieveArgs, TimeRange};
 use crate::{Error, Memory, Result};
 

@@ -202,18 +202,19 @@ mod tests {
         let b = "乙".repeat(50);
         let content = format!("{a}\n\n{b}"); // 112 > 100
         let p = apply_set(&parse(OLD), &content, &cfg(), &Ledger::default(), t(NOW));
-        // Both weight 50, never hit: the first goes; 50 ≤ 85.
-        assert_eq!(p.doc.body, b);
+        // Both weight 50, never hit: the lower one goes (the top of the body goes last);
+        // 60 ≤ 85.
+        assert_eq!(p.doc.body, a);
         let r = &p.result;
-        assert_eq!((r.chars, r.over_limit, r.chars_after_evict), (50, false, 50));
+        assert_eq!((r.chars, r.over_limit, r.chars_after_evict), (60, false, 60));
         assert_eq!(r.evicted.len(), 1);
-        assert_eq!((r.evicted[0].content.as_str(), r.evicted[0].chars), (a.as_str(), 60));
+        assert_eq!((r.evicted[0].content.as_str(), r.evicted[0].chars), (b.as_str(), 50));
         assert_eq!(p.cold_entries.len(), 1);
-        assert_eq!((p.cold_entries[0].tag.as_str(), p.cold_entries[0].content.as_str()), ("hot-evict", a.as_str()));
+        assert_eq!((p.cold_entries[0].tag.as_str(), p.cold_entries[0].content.as_str()), ("hot-evict", b.as_str()));
         let j = serde_json::to_value(r).unwrap();
-        assert_eq!(j["charsAfterEvict"], 50);
+        assert_eq!(j["charsAfterEvict"], 60);
         assert_eq!(j["evicted"][0]["reason"], "不在使用账本中（从未被召回）");
-        assert!(j["evictHint"].as_str().unwrap().contains("已把 1 块（60 字）"));
+        assert!(j["evictHint"].as_str().unwrap().contains("已把 1 块（50 字）"));
 
         let (doc, r) = p.cold_write_failed(100, "disk full");
         assert_eq!(doc.body, content);
