@@ -454,7 +454,7 @@ mem_retrieve.",
             read_only: true,
             handler: |m, a| {
                 let mode = a.str_opt("mode")?;
-                to_value(&m.recall(&a.str_req("keyword")?, a.int_opt("limit")?, mode.as_deref())?)
+                to_value(&m.recall_named(&a.str_req("keyword")?, a.int_opt("limit")?, mode.as_deref())?)
             },
         },
         ToolDef {
