@@ -23,9 +23,9 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
-use memlayers::entry::{Entry, Source, format_line};
+use memlayers::files::entry::{Entry, Source, format_line};
 use memlayers::import::Format;
-use memlayers::layout::local_date;
+use memlayers::files::local_date;
 use memlayers::query::Item;
 use memlayers::{Config, Memory};
 
@@ -233,7 +233,7 @@ pub enum Method {
 pub fn ask(m: &Memory, method: Method, text: &str) -> Vec<Item> {
     match method {
         Method::Retrieve => m
-            .retrieve(&memlayers::retrieve::RetrieveArgs { query: text.into(), limit: Some(10), ..Default::default() })
+            .retrieve(&memlayers::query::retrieve::RetrieveArgs { query: text.into(), limit: Some(10), ..Default::default() })
             .map(|r| r.items)
             .unwrap_or_default(),
         Method::RecallOr => m.recall(text, Some(10), Some("or")).map(|r| r.items).unwrap_or_default(),
