@@ -29,9 +29,11 @@ use memlayers::files::local_date;
 use memlayers::query::Item;
 use memlayers::{Config, Memory};
 
-/// The repository root (this file is compiled into binaries and tests of this crate).
+/// The repository root: this file is compiled into the tools package (manifest in tools/) and
+/// into the root package's tests, so the root is the nearest folder holding `examples/archive`.
 pub fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    here.ancestors().find(|p| p.join("examples").join("archive").is_dir()).map(Path::to_path_buf).unwrap_or(here)
 }
 
 /// tests/data/eval.

@@ -8,16 +8,26 @@
 //! 「晚饭吃了火锅」). English stop words are dropped whole. If nothing remains, the query is
 //! "window only": the window's entries, newest first (spec/temporal.md rule 4).
 
-/// Multi-character Chinese stop words, longest first where they overlap.
+/// Multi-character Chinese stop words: question words (什么 怎么 哪里 多少 为什么 …) and
+/// function words (我们 一下 关于 …), longest first where they overlap. Chosen for questions a
+/// user asks about their own notes; content words (约定, 计划, 开销) are never on the list.
 pub const CJK_STOP_WORDS: &[&str] = &[
     "有没有",
     "是不是",
+    "为什么",
+    "怎么样",
     "什么",
     "怎么",
     "怎样",
+    "如何",
     "哪些",
     "哪里",
+    "哪儿",
     "哪个",
+    "哪天",
+    "多少",
+    "多久",
+    "是否",
     "发生",
     "事情",
     "我们",
@@ -39,61 +49,42 @@ pub const CJK_STOP_WORDS: &[&str] = &[
     "干了",
     "做了",
     "说了",
+    "干嘛",
+    "甚麼",
+    "什麼",
+    "為什麼",
+    "怎麼",
+    "哪裡",
+    "我們",
+    "你們",
+    "他們",
+    "關於",
+    "這個",
+    "時候",
 ];
 
-/// Single Chinese stop characters (particles, pronouns, copulas).
+/// Single Chinese stop characters (particles, pronouns, copulas, question characters), in
+/// simplified and traditional forms.
 pub const CJK_STOP_CHARS: &[char] = &[
     '的', '了', '吗', '呢', '吧', '啊', '呀', '么', '我', '你', '他', '她', '它', '们', '是', '在', '有', '和', '与',
     '也', '都', '就', '还', '把', '被', '给', '对', '这', '那', '哪', '谁', '个', '些', '过', '着', '得', '之', '于',
-    '及', '或', '啥', '嘛', '呗', '又',
+    '及', '或', '啥', '嘛', '呗', '又', '几', '嗎', '麼', '們', '這', '誰', '個', '對', '與', '還', '給', '過', '著',
+    '於', '该', '該',
 ];
 
-/// English stop words (lowercase).
+/// English stop words (lowercase): question words, auxiliaries, pronouns, articles,
+/// prepositions and conjunctions (after the common IR lists, e.g. the Snowball English stop
+/// list), plus a few conversational fillers ("tell", "say", "talk" are kept: they carry
+/// meaning in notes).
 pub const EN_STOP_WORDS: &[&str] = &[
-    "a",
-    "about",
-    "an",
-    "and",
-    "any",
-    "are",
-    "at",
-    "did",
-    "do",
-    "does",
-    "for",
-    "had",
-    "happened",
-    "has",
-    "have",
-    "i",
-    "in",
-    "is",
-    "it",
-    "me",
-    "my",
-    "of",
-    "on",
-    "or",
-    "our",
-    "that",
-    "the",
-    "this",
-    "to",
-    "us",
-    "was",
-    "we",
-    "were",
-    "what",
-    "whats",
-    "when",
-    "which",
-    "with",
-    "you",
-    "your",
-    "anything",
-    "something",
-    "things",
-    "stuff",
+    "a", "about", "above", "all", "am", "an", "and", "any", "anything", "are", "as", "at", "be",
+    "because", "been", "being", "both", "but", "by", "can", "could", "did", "do", "does", "doing", "done",
+    "each", "ever", "for", "from", "get", "got", "had", "happened", "has", "have", "having", "he", "her",
+    "here", "hers", "him", "his", "how", "i", "if", "in", "into", "is", "it", "its", "just", "me", "mine", "more",
+    "most", "my", "of", "on", "or", "other", "our", "ours", "out", "she", "should", "so", "some", "something",
+    "stuff", "than", "that", "the", "their", "them", "then", "there", "these", "they", "things", "this", "those",
+    "to", "too", "up", "us", "very", "was", "we", "were", "what", "whats", "when", "where", "which", "who",
+    "whom", "whose", "why", "will", "with", "would", "you", "your", "yours",
 ];
 
 /// Removes stop words from natural-language text: returns the remaining text with stop words
@@ -122,5 +113,8 @@ mod tests {
         assert_eq!(strip("的读书笔记"), "读书笔记");
         assert_eq!(strip("What did we decide about Rust?"), "decide Rust");
         assert_eq!(strip("的开销"), "开销");
+        assert_eq!(strip("Who did Melanie meet about the bullying?"), "Melanie meet bullying");
+        assert_eq!(strip("青岛旅游一共花了多少钱"), "青岛旅游一共花 钱");
+        assert_eq!(strip("朵朵長大想當什麼"), "朵朵長大想當");
     }
 }
