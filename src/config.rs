@@ -44,14 +44,17 @@ pub struct Config {
     /// failing with [`Error::LockTimeout`]; 0–600000, default 10000.
     pub lock_timeout_ms: u64,
     /// `rankUsageWeight`, `rankRecentWeight`, `rankRecencyWeight` (memlayers): the weights of
-    /// the bounded terms of the recall/retrieve score; each 0–10, defaults 0.2 / 0.1 / 0.1.
+    /// the bounded terms of the recall/retrieve score; each 0–10, defaults 0.1 / 0.1 / 0.1.
     pub rank: RankWeights,
 }
 
-/// Weights of the bounded terms of the score (`query::search` module docs: text + W_usage·weight/100 + W_recent·recent + W_recency·exp(-Δt/τ)). The text term has weight 1.
+/// Weights of the bounded terms of the recall/retrieve score (`query::search` module docs):
+/// `text + W_usage·weight/100 + W_recent·recent + W_recency·exp(-Δt/τ)`; the text term (BM25
+/// min-max normalised, 0–1) has weight 1. Defaults measured on the labelled question set
+/// (README, "Recall and ranking").
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RankWeights {
-    /// `W_usage`, multiplies `weight / 100` (config `rankUsageWeight`, 0–10, default 0.2).
+    /// `W_usage`, multiplies `weight / 100` (config `rankUsageWeight`, 0–10, default 0.1).
     pub usage: f64,
     /// `W_recent`, multiplies the plugin's recency bonus 0 / ⅓ / 1 (config `rankRecentWeight`,
     /// 0–10, default 0.1).
@@ -63,7 +66,7 @@ pub struct RankWeights {
 
 impl Default for RankWeights {
     fn default() -> Self {
-        RankWeights { usage: 0.2, recent: 0.1, recency: 0.1 }
+        RankWeights { usage: 0.1, recent: 0.1, recency: 0.1 }
     }
 }
 

@@ -24,8 +24,8 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Duration, Utc};
 use chrono_tz::Tz;
 use memlayers::files::entry::{Entry, Source, format_line};
-use memlayers::import::Format;
 use memlayers::files::local_date;
+use memlayers::import::Format;
 use memlayers::query::Item;
 use memlayers::{Config, Memory};
 
@@ -174,7 +174,8 @@ pub fn write_conversations(root: &Path) -> Result<usize, String> {
             session = Some((conv.to_string(), at, 0));
             continue;
         }
-        let (conv, start, k) = session.as_mut().ok_or_else(|| format!("conversations.txt:{}: turn before session", i + 1))?;
+        let (conv, start, k) =
+            session.as_mut().ok_or_else(|| format!("conversations.txt:{}: turn before session", i + 1))?;
         let seq = turn_no.entry(conv.clone()).or_insert(0);
         *seq += 1;
         let e = Entry {
@@ -235,7 +236,11 @@ pub enum Method {
 pub fn ask(m: &Memory, method: Method, text: &str) -> Vec<Item> {
     match method {
         Method::Retrieve => m
-            .retrieve(&memlayers::query::retrieve::RetrieveArgs { query: text.into(), limit: Some(10), ..Default::default() })
+            .retrieve(&memlayers::query::retrieve::RetrieveArgs {
+                query: text.into(),
+                limit: Some(10),
+                ..Default::default()
+            })
             .map(|r| r.items)
             .unwrap_or_default(),
         Method::RecallOr => m.recall(text, Some(10), Some("or")).map(|r| r.items).unwrap_or_default(),
@@ -351,7 +356,9 @@ fn check_labels(qs: &[Question], roots: &BTreeMap<RootName, Memory>) -> Result<(
 /// The figures as a Markdown table.
 pub fn table(report: &Report) -> String {
     let mut s = String::from("| subset | questions | recall@5 | MRR |\n|---|---|---|---|\n");
-    for (name, f) in report.subsets.iter().filter(|(k, _)| k.as_str() != "all").chain(report.subsets.get_key_value("all")) {
+    for (name, f) in
+        report.subsets.iter().filter(|(k, _)| k.as_str() != "all").chain(report.subsets.get_key_value("all"))
+    {
         s.push_str(&format!("| {name} | {} | {:.3} | {:.3} |\n", f.n, f.recall5(), f.mrr()));
     }
     s

@@ -19,7 +19,7 @@
 //! ties       → newest first (timestamp, then id)
 //! ```
 //!
-//! Defaults `W_usage = 0.2`, `W_recent = 0.1`, `W_recency = 0.1` ([`RankWeights`]), picked by
+//! Defaults `W_usage = 0.1`, `W_recent = 0.1`, `W_recency = 0.1` ([`RankWeights`]), picked by
 //! measurement on the labelled question set (README, "Recall and ranking"). Every term is
 //! bounded, so the best candidate scores at least 1 (scores are never all zero), a memory hit
 //! often outranks an equally matching one never hit, equal text goes newest first, and a text
@@ -195,7 +195,12 @@ pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
 }
 
 /// Counts the entries matching `fts` (within `range` and the exact UTC filter `ts`).
-pub fn count_matches(c: &Connection, fts: &str, range: Option<(i64, i64)>, ts: Option<&(String, String)>) -> Result<i64> {
+pub fn count_matches(
+    c: &Connection,
+    fts: &str,
+    range: Option<(i64, i64)>,
+    ts: Option<&(String, String)>,
+) -> Result<i64> {
     Ok(match (range, ts) {
         (Some((lo, hi)), Some((a, b))) => c.query_row(
             "SELECT count(*) FROM entries_fts JOIN entries x ON x.id = entries_fts.rowid \
@@ -271,7 +276,9 @@ pub fn ranked(
     let mut st = c.prepare_cached(&sql)?;
     let map = |r: &rusqlite::Row| Ok((item_from_row(r)?, r.get::<_, f64>(6)?));
     let rows: Vec<(Item, f64)> = match (opts.range, &opts.ts) {
-        (Some((lo, hi)), Some((a, b))) => st.query_map(params![fts, k, lo, hi, a, b], map)?.collect::<rusqlite::Result<_>>()?,
+        (Some((lo, hi)), Some((a, b))) => {
+            st.query_map(params![fts, k, lo, hi, a, b], map)?.collect::<rusqlite::Result<_>>()?
+        }
         (Some((lo, hi)), None) => st.query_map(params![fts, k, lo, hi], map)?.collect::<rusqlite::Result<_>>()?,
         _ => st.query_map(params![fts, k], map)?.collect::<rusqlite::Result<_>>()?,
     };
