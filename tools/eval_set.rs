@@ -311,10 +311,10 @@ pub fn evaluate(work: &Path, config: &Config, method: Method) -> Result<Report, 
     let qs = questions()?;
     let mut roots: BTreeMap<RootName, Memory> = BTreeMap::new();
     for q in &qs {
-        if !roots.contains_key(&q.root) {
+        if let std::collections::btree_map::Entry::Vacant(slot) = roots.entry(q.root) {
             let dir = work.join(format!("{:?}", q.root).to_lowercase());
             std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
-            roots.insert(q.root, build_root(q.root, &dir, config)?);
+            slot.insert(build_root(q.root, &dir, config)?);
         }
     }
     check_labels(&qs, &roots)?;

@@ -4,8 +4,8 @@
 use crate::common;
 
 use common::*;
+use memlayers::Memory;
 use memlayers::query::retrieve::{RetrieveArgs, TimeRange, WindowSource};
-use memlayers::{Config, Memory};
 
 const NOW: &str = "2026-11-29T12:00:00Z"; // Sunday 2026-11-29 20:00 in Shanghai
 
