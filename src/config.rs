@@ -103,6 +103,7 @@ pub fn system_timezone() -> Tz {
 }
 
 /// Parses an IANA zone name; the error names `field`.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI
 pub fn parse_tz(field: &str, name: &str) -> Result<Tz> {
     name.parse::<Tz>().map_err(|_| Error::bad(field, format!("unknown IANA time zone {name:?}")))
 }

@@ -177,7 +177,7 @@ fn windowed(mem: &Memory, text: &str, from: NaiveDate, to: NaiveDate) -> BResult
 }
 
 fn unwindowed(mem: &Memory, q: &QuerySpec) -> BResult<Vec<i64>> {
-    Ok(mem.recall(&q.text, Some(10), q.mode)?.items.iter().map(|i| i.id).collect())
+    Ok(mem.recall(&q.text, Some(10), q.mode.map(str::parse).transpose()?)?.items.iter().map(|i| i.id).collect())
 }
 
 /// Runs the mix: each query `repeats` times without a window (`recall`, limit 10), and once

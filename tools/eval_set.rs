@@ -243,8 +243,8 @@ pub fn ask(m: &Memory, method: Method, text: &str) -> Vec<Item> {
             })
             .map(|r| r.items)
             .unwrap_or_default(),
-        Method::RecallOr => m.recall(text, Some(10), Some("or")).map(|r| r.items).unwrap_or_default(),
-        Method::RecallAnd => m.recall(text, Some(10), Some("and")).map(|r| r.items).unwrap_or_default(),
+        Method::RecallOr => m.recall(text, Some(10), Some(memlayers::Mode::Or)).map(|r| r.items).unwrap_or_default(),
+        Method::RecallAnd => m.recall(text, Some(10), Some(memlayers::Mode::And)).map(|r| r.items).unwrap_or_default(),
     }
 }
 

@@ -149,8 +149,40 @@ pub enum Cmd {
     Layer(crate::cli::layers::LayerCmd),
 }
 
+/// Prints memlayers' own log records of level warn and above on stderr, one line each,
+/// `memlayers: <message>`: the CLI's established stderr format (the same lines the library
+/// printed itself before it used `log`), which a generic logger such as env_logger would
+/// change.
+struct StderrLog;
+
+static STDERR_LOG: StderrLog = StderrLog;
+
+impl log::Log for StderrLog {
+    fn enabled(&self, m: &log::Metadata) -> bool {
+        m.level() <= log::Level::Warn && m.target().starts_with("memlayers")
+    }
+
+    fn log(&self, r: &log::Record) {
+        if self.enabled(r.metadata()) {
+            eprintln!("memlayers: {}", r.args());
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+/// Sends the library's warnings (`log::warn!`) to stderr as `memlayers: <message>` lines, unless
+/// the process already has a logger. Called by [`main`]; also by test processes that stand in
+/// for the CLI.
+pub fn log_warnings_to_stderr() {
+    if log::set_logger(&STDERR_LOG).is_ok() {
+        log::set_max_level(log::LevelFilter::Warn);
+    }
+}
+
 /// Runs the CLI; returns the process exit code.
 pub fn main() -> i32 {
+    log_warnings_to_stderr();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -280,7 +312,7 @@ fn run(cli: Cli) -> Result<String> {
             let args = WriteArgs { text: text.clone(), tag: tag.clone(), important: *important, source };
             render(&mem.write(&args)?, compact)
         }
-        Cmd::Recall { keyword, limit, mode } => render(&mem.recall(keyword, *limit, mode.as_deref())?, compact),
+        Cmd::Recall { keyword, limit, mode } => render(&mem.recall_named(keyword, *limit, mode.as_deref())?, compact),
         Cmd::Recent { days, limit } => render(&mem.recent(*days, *limit)?, compact),
         Cmd::ByTag { tag, limit } => render(&mem.by_tag(tag, *limit)?, compact),
         Cmd::ByDate { from, to, limit } => render(&mem.by_date(from, to, *limit)?, compact),

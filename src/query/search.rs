@@ -59,6 +59,15 @@ impl Mode {
     }
 }
 
+impl std::str::FromStr for Mode {
+    type Err = Error;
+
+    /// [`Mode::parse`] of `Some(s)`.
+    fn from_str(s: &str) -> Result<Mode> {
+        Mode::parse(Some(s))
+    }
+}
+
 /// Most distinct FTS5 probes one query may hold (memlayers; the plugin sets no limit). FTS5's
 /// cost grows faster than the number of phrases (16 000 OR-ed words take seconds), so a longer
 /// keyword is refused with a clear error; 2048 covers a whole 4000-character Chinese entry
@@ -324,10 +333,24 @@ pub fn index_totals(c: &Connection) -> Result<(i64, i64)> {
 impl Store {
     /// `mem_recall(keyword, limit=10, mode="and")` over every month. Terms are separated by
     /// whitespace; a term matches when all its probes occur in the content or tag (see
-    /// `segment::term_probes`). `limit` 1–50. Errors name `keyword`, `limit` or `mode`.
-    pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<&str>) -> Result<RecallResult> {
+    /// `segment::term_probes`). `limit` 1–50; `mode` defaults to [`Mode::And`]. Errors name
+    /// `keyword` or `limit`.
+    pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<Mode>) -> Result<RecallResult> {
         let limit = check_range("limit", limit.unwrap_or(10), 1, 50)? as usize;
-        let q = Query::new(keyword, Mode::parse(mode)?)?;
+        self.recall_checked(keyword, limit, mode.unwrap_or(Mode::And))
+    }
+
+    /// [`Store::recall`] with the mode as a name (`and` / `or` / `any`, [`Mode::parse`]),
+    /// checked after the limit: the order of the plugin's errors. Errors name `keyword`,
+    /// `limit` or `mode`.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI
+    pub(crate) fn recall_named(&self, keyword: &str, limit: Option<i64>, mode: Option<&str>) -> Result<RecallResult> {
+        let limit = check_range("limit", limit.unwrap_or(10), 1, 50)? as usize;
+        self.recall_checked(keyword, limit, Mode::parse(mode)?)
+    }
+
+    fn recall_checked(&self, keyword: &str, limit: usize, mode: Mode) -> Result<RecallResult> {
+        let q = Query::new(keyword, mode)?;
         self.sync()?;
         let tau = self.config().recency_tau_days;
         let (items, matched) = self.search(&q, None, None, limit, tau)?;

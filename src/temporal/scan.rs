@@ -11,10 +11,10 @@ use chrono::NaiveDate;
 use super::hit::{Ctx, Hit, Kind, Out};
 use super::numbers::is_numeral;
 use super::text::{Text, is_latin_word};
-use super::{english, english_dates, glue, iso, range, zh_calendar, zh_relative};
+use super::{english, english_dates, glue, holiday, iso, range, since, zh_calendar, zh_relative};
 
 /// First chars of the Chinese expressions (numbers and Latin letters are handled apart).
-const ZH_STARTS: &str = "今昨前大明后刚这本上最近过周星礼月年去从自中下第几两";
+const ZH_STARTS: &str = "今昨前大明后刚这本上最近过周星礼月年去从自中下第几两半";
 
 /// Every single (non-range) expression starting at `i`.
 pub(crate) fn singles(out: &mut Out, i: usize, cx: &Ctx) {
@@ -29,6 +29,8 @@ pub(crate) fn singles(out: &mut Out, i: usize, cx: &Ctx) {
     zh_calendar::bare_parts(out, i, cx);
     zh_calendar::quarters(out, i, cx);
     zh_calendar::range_end_day(out, i, cx);
+    zh_calendar::bare_day(out, i, cx);
+    holiday::bare(out, i, cx);
     iso::dates(out, i, cx);
     english::days(out, i, cx);
     english::ago(out, i, cx);
@@ -39,6 +41,7 @@ pub(crate) fn singles(out: &mut Out, i: usize, cx: &Ctx) {
     english_dates::parts(out, i, cx);
     english_dates::quarters_halves_years(out, i, cx);
     english_dates::range_end_day(out, i, cx);
+    english_dates::ordinal_day(out, i, cx);
 }
 
 /// True if an expression can start at `i` (a cheap filter before running the matchers).
@@ -47,7 +50,7 @@ fn may_start(t: &Text, i: usize) -> bool {
     if c.is_ascii_alphanumeric() {
         return !t.before(i).is_some_and(is_latin_word);
     }
-    is_numeral(c) || ZH_STARTS.chars().any(|x| x == c)
+    is_numeral(c) || ZH_STARTS.contains(c) || holiday::ZH_FIRST.contains(c)
 }
 
 /// True if the hit is followed by a range connector and another expression: then a range was
@@ -66,20 +69,22 @@ fn dangling_range(t: &Text, h: &Hit, cx: &Ctx) -> bool {
 pub(crate) fn find(t: &Text, today: NaiveDate) -> Option<(usize, Hit)> {
     let cx = Ctx::new(today);
     for i in 0..t.len() {
-        if !may_start(t, i) {
+        if !may_start(t, i) || t.is_quoted(i) {
             continue;
         }
         let mut out = Out::new(t);
         singles(&mut out, i, &cx);
         range::ranges(&mut out, i, &cx, singles);
+        since::since(&mut out, i, &cx, singles);
         // Longest first; the stable sort keeps matcher order among equal lengths.
         out.hits.sort_by_key(|h| std::cmp::Reverse(h.end));
-        let found = out
-            .hits
-            .into_iter()
-            .find(|h| glue::accepts(t, i, h) && (h.kind == Kind::Range || !dangling_range(t, h, &cx)));
-        if let Some(h) = found {
-            return Some((i, h));
+        for h in out.hits {
+            if glue::accepts(t, i, &h) && (h.kind == Kind::Range || !dangling_range(t, &h, &cx)) {
+                return Some((i, h));
+            }
+            if glue::boundary_after(t, &h) {
+                break;
+            }
         }
     }
     None

@@ -59,19 +59,27 @@ pub(crate) const MAX_SPACES: usize = 3;
 pub(crate) struct Text {
     norm: Vec<char>,
     orig: Vec<char>,
+    /// Chars inside a quote pair (see [`super::traps::quoted`]).
+    quoted: Vec<bool>,
 }
 
 impl Text {
     /// Normalises `s` char by char.
     pub(crate) fn new(s: &str) -> Self {
         let orig: Vec<char> = s.chars().collect();
-        let norm = orig.iter().map(|&c| normalize(c)).collect();
-        Text { norm, orig }
+        let norm: Vec<char> = orig.iter().map(|&c| normalize(c)).collect();
+        let quoted = super::traps::quoted(&norm);
+        Text { norm, orig, quoted }
     }
 
     /// Length in chars.
     pub(crate) fn len(&self) -> usize {
         self.norm.len()
+    }
+
+    /// True if char `i` is inside a quote pair (a title or quotation).
+    pub(crate) fn is_quoted(&self, i: usize) -> bool {
+        self.quoted.get(i).copied().unwrap_or(false)
     }
 
     /// Normalised char at `i`, `None` past the end.

@@ -221,7 +221,7 @@ fn row08_recall_modes() {
     assert_eq!((serde_json::to_value(and.mode).unwrap(), and.matched), (serde_json::json!("and"), 1));
     assert_eq!(and.items[0].content, "周末去看海");
     for mode in ["or", "any"] {
-        let r = m.recall("周末 看海", None, Some(mode)).unwrap();
+        let r = m.recall("周末 看海", None, Some(mode.parse().unwrap())).unwrap();
         assert_eq!((serde_json::to_value(r.mode).unwrap(), r.matched), (serde_json::json!(mode), 3));
     }
 }

@@ -73,7 +73,7 @@ impl Store {
     /// `mem_summarize(period="day", date=today, force=false)`: `period` is `day`, `week` or
     /// `month`; `date` a local date `YYYY-MM-DD` inside the period. An existing summary is
     /// returned as it is unless `force`. Errors: bad `period` / `date` (named), lock timeout,
-    /// I/O. Adding the top tags to hot.md is best effort (a failure is reported on stderr).
+    /// I/O. Adding the top tags to hot.md is best effort (a failure is reported as a `log` warning).
     pub fn summarize(&self, period: Option<&str>, date: Option<&str>, force: bool) -> Result<SummarizeResult> {
         let period = Period::parse(period.unwrap_or("day"))?;
         let date = match date {
@@ -178,7 +178,7 @@ impl Store {
         let topics_added = match self.add_topics_locked(lock, &s.topics) {
             Ok(n) => n,
             Err(e) => {
-                eprintln!("memlayers: topics of {file} not added to hot.md: {e}");
+                log::warn!("topics of {file} not added to hot.md: {e}");
                 0
             }
         };

@@ -105,6 +105,7 @@ fn make_archive(dir: &Path) {
 fn child_driver() {
     let root = std::env::var("MEMLAYERS_CRASH_ROOT").expect("child role: MEMLAYERS_CRASH_ROOT set by the parent test");
     let op = std::env::var("MEMLAYERS_CRASH_OP").unwrap();
+    memlayers::cli::log_warnings_to_stderr();
     let mut m = Memory::open(&root, config()).unwrap();
     say("ready");
     match op.as_str() {
