@@ -197,9 +197,6 @@ fn push(out: &mut Out, end: usize, span: Option<DateSpan>, tail: Tail, h: &Holid
 /// English `last Christmas` (the latest that started before today), `this Christmas` and
 /// `Christmas 2025` / `Christmas last year`.
 pub(crate) fn bare(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, ZH_FIRST) || out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     let latin = t.starts_ascii(i);
     let head = if latin { Head::Latin } else { Head::Word };
