@@ -8,7 +8,8 @@
 
 use chrono::NaiveDate;
 
-use super::hit::{Ctx, Hit, Kind, Out};
+pub(crate) use super::hit::Hit;
+use super::hit::{Ctx, Kind, Out};
 use super::numbers::is_numeral;
 use super::text::{Text, is_latin_word};
 use super::{english, english_dates, glue, holiday, iso, range, since, zh_calendar, zh_relative};
