@@ -241,8 +241,8 @@ pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
             continue;
         }
         let Some(j) = t.opt_spaces(j) else { continue };
-        if all_units && !these {
-            // 最近半年 近半年 过去半年: [shift(D, -6 months)+1, D+1); 最近半个月: [D-14, D+1).
+        {
+            // 最近半年 近半年 过去半年 这半年: [shift(D, -6 months)+1, D+1); 最近半个月: [D-14, D+1).
             if let Some(e) = t.lit(j, "半年") {
                 out.push(e, cx.last_n(Unit::Month, 6), Grain::Rolling, Head::Word, Kind::Relative);
             }
