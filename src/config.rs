@@ -43,6 +43,31 @@ pub struct Config {
     /// `lockTimeoutMs` (memlayers): how long a writer waits for the writer lock before
     /// failing with [`Error::LockTimeout`]; 0–600000, default 10000.
     pub lock_timeout_ms: u64,
+    /// `rankUsageWeight`, `rankRecentWeight`, `rankRecencyWeight` (memlayers): the weights of
+    /// the bounded terms of the recall/retrieve score; each 0–10, defaults 0.1 / 0.1 / 0.1.
+    pub rank: RankWeights,
+}
+
+/// Weights of the bounded terms of the recall/retrieve score (`query::search` module docs):
+/// `text + W_usage·weight/100 + W_recent·recent + W_recency·exp(-Δt/τ)`; the text term (BM25
+/// min-max normalised, 0–1) has weight 1. Defaults measured on the labelled question set
+/// (README, "Recall and ranking").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankWeights {
+    /// `W_usage`, multiplies `weight / 100` (config `rankUsageWeight`, 0–10, default 0.1).
+    pub usage: f64,
+    /// `W_recent`, multiplies the plugin's recency bonus 0 / ⅓ / 1 (config `rankRecentWeight`,
+    /// 0–10, default 0.1).
+    pub recent: f64,
+    /// `W_recency`, multiplies `exp(-Δt/τ)` when `recencyTauDays` is set (config
+    /// `rankRecencyWeight`, 0–10, default 0.1).
+    pub recency: f64,
+}
+
+impl Default for RankWeights {
+    fn default() -> Self {
+        RankWeights { usage: 0.1, recent: 0.1, recency: 0.1 }
+    }
 }
 
 impl Default for Config {
@@ -62,6 +87,7 @@ impl Default for Config {
             timezone: system_timezone(),
             recency_tau_days: None,
             lock_timeout_ms: 10_000,
+            rank: RankWeights::default(),
         }
     }
 }
@@ -112,6 +138,9 @@ impl Config {
                     Value::Null => {}
                     _ => w.push(format!("dataRoot: expected a string, got {v}; using the default")),
                 },
+                "rankUsageWeight" => set_num(&mut c.rank.usage, k, v, 0.0, 10.0, &mut w),
+                "rankRecentWeight" => set_num(&mut c.rank.recent, k, v, 0.0, 10.0, &mut w),
+                "rankRecencyWeight" => set_num(&mut c.rank.recency, k, v, 0.0, 10.0, &mut w),
                 "timezone" => match v.as_str().map(str::parse::<Tz>) {
                     Some(Ok(tz)) => c.timezone = tz,
                     _ => w.push(format!("timezone: {v} is not an IANA zone name; using {}", c.timezone)),

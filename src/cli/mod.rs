@@ -121,6 +121,9 @@ pub enum Cmd {
         /// Show the window, the FTS5 query and per-hit score parts.
         #[arg(long)]
         explain: bool,
+        /// Do not look for a time expression: the whole query is scored as text.
+        #[arg(long)]
+        no_time: bool,
     },
     /// Parse a time expression into a window (no data root needed).
     TimeWindow {
@@ -325,7 +328,7 @@ fn run(cli: Cli) -> Result<String> {
             render(&rep, compact)
         }
         Cmd::Check => render(&mem.check()?, compact),
-        Cmd::Retrieve { query, from, to, limit, explain } => {
+        Cmd::Retrieve { query, from, to, limit, explain, no_time } => {
             let time_range = match (from, to) {
                 (Some(f), Some(t)) => Some(crate::query::retrieve::TimeRange::Dates {
                     from: crate::files::parse_date("from", f)?,
@@ -339,6 +342,7 @@ fn run(cli: Cli) -> Result<String> {
                 tz: None,
                 limit: *limit,
                 explain: *explain,
+                no_time: *no_time,
             };
             render(&mem.retrieve(&args)?, compact)
         }
