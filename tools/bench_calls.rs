@@ -284,7 +284,7 @@ fn measure_once(cx: &mut Ctx, term: &str, win: Option<(NaiveDate, NaiveDate)>, c
                     time_range: Some(TimeRange::Dates { from, to }),
                     tz: None,
                     limit: Some(10),
-                    explain: false,
+                    ..Default::default()
                 };
                 mem.retrieve(&args)?;
             }

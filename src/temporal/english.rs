@@ -56,9 +56,6 @@ pub(crate) fn weekday(t: &Text, i: usize) -> Option<(u32, usize)> {
 /// today, yesterday, tomorrow, the day before yesterday, the day after tomorrow (each with an
 /// optional part of day), tonight, last night, this morning/afternoon/evening, just now.
 pub(crate) fn days(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     for (w, off) in [("today", 0), ("yesterday", -1), ("tomorrow", 1)] {
         if let Some(e) = t.word(i, w) {
@@ -153,9 +150,6 @@ fn same_day_back(cx: &Ctx, unit: Unit) -> Option<DateSpan> {
 
 /// `N days|weeks|months|years ago` (N: digits, one…twelve, a/an) and the fuzzy `a few days ago`.
 pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     if let Some(e) = seq(t, i, &["a", "few", "days", "ago"]) {
         out.push_fuzzy(e, DateSpan::offsets(cx.today, -7, 0), Grain::Range, Head::Latin);
@@ -191,9 +185,6 @@ pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
 /// `this|last week|month|year|quarter|weekend`, `this|last <weekday>` (that weekday of this or
 /// last week), `the week|month|year before last`.
 pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     // `next …` are plans (spec v2: next week, next month, next year, next Monday); `the next
     // week` is a span after some other moment, not a window.
@@ -257,9 +248,6 @@ pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
 /// today), `[the] past week|month|year` (N = 1), `the last|past few days` (fuzzy, as 这几天),
 /// `recently` `lately` (fuzzy, as 最近).
 pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     let mut starts = vec![i];
     starts.extend(["in", "over", "during", "for", "within"].iter().filter_map(|w| lead(t, i, w)));
@@ -298,9 +286,6 @@ pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
 /// `[on] Monday` (bare: the latest Monday on or before today) and `[over|on|at|during] the
 /// weekend` (bare: as 周末).
 pub(crate) fn weekdays(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     for j in [Some(i), lead(t, i, "on")].into_iter().flatten() {
         if let Some((wd, e)) = weekday(t, j) {

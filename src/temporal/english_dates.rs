@@ -99,9 +99,6 @@ fn relative_year_after(t: &Text, i: usize, cx: &Ctx) -> Vec<(i32, usize)> {
 
 /// Months and days named with a month name.
 pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     let mut starts = vec![(i, false)];
     starts.extend(["in", "during", "on"].iter().filter_map(|w| lead(t, i, w).map(|j| (j, true))));
@@ -156,9 +153,6 @@ pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
 /// `early|mid|late <month> [year]`, `early|mid|late this|last month`, `the end|beginning|start
 /// of …` (late / early), `early|late <year>|this year|last year` (年初 / 年底).
 pub(crate) fn parts(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     let mut leads: Vec<(usize, Third)> = Vec::new();
     for (w, part) in [("early", Third::Early), ("mid", Third::Mid), ("late", Third::Late)] {
@@ -232,9 +226,6 @@ pub(crate) fn parts(out: &mut Out, i: usize, cx: &Ctx) {
 /// `[the] first|second|third|fourth quarter [of 2025|of last year|of this year]`, `[the]
 /// first|second half of 2025|last year|this year|the year`, `in|during 2025`.
 pub(crate) fn quarters_halves_years(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     for j in [Some(i), lead(t, i, "the")].into_iter().flatten() {
         for (w, q) in [("first", 1), ("second", 2), ("third", 3), ("fourth", 4)] {
@@ -276,9 +267,6 @@ fn of_year(t: &Text, k: usize, cx: &Ctx) -> Vec<(i32, usize)> {
 /// Only as a range end after a date: a bare day of that date's month (`March 1-7`,
 /// `March 1 to 7th`).
 pub(crate) fn range_end_day(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     // Only after an English date (`March 1-7`): after `2026-03` a `-05` is the rest of a date.
     if !cx.after.is_some_and(|p| p.head == Head::Latin) {
         return;
@@ -296,7 +284,7 @@ const AFTER_ORDINAL: [&str; 16] =
 /// Spec v2: `the 21st`, `on the 3rd` (bare: the latest day N on or before today, months without
 /// day N skipped, as 21号) and `the 3rd of this month` / `of last month`.
 pub(crate) fn ordinal_day(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) || cx.after.is_some() {
+    if cx.after.is_some() {
         return;
     }
     let t = out.t;

@@ -226,6 +226,15 @@ pub(crate) fn boundary_after(t: &Text, h: &Hit) -> bool {
 /// "Using the window" rule 3).
 const EN_PREPOSITIONS: [&str; 7] = ["from", "on", "in", "at", "over", "during", "around"];
 
+/// Words after a time expression that only point back at it (`中秋那天`, `21号当天`, `春节的时候`):
+/// removed with it, so BM25 does not score 天 or 时候 (spec "Using the window" rule 3).
+const ZH_FILLERS: [&str; 8] = ["的那一天", "的那天", "那一天", "那天", "当天", "的时候", "那时候", "那会儿"];
+
+/// `end`, moved forward over one filler of [`ZH_FILLERS`].
+pub(crate) fn with_filler(t: &Text, end: usize) -> usize {
+    ZH_FILLERS.iter().find_map(|w| t.lit(end, w)).unwrap_or(end)
+}
+
 /// `start`, moved back over one preposition of [`EN_PREPOSITIONS`] and the spaces after it.
 pub(crate) fn with_preposition(t: &Text, start: usize) -> usize {
     let Some(w) = prev_word(t, start).filter(|w| EN_PREPOSITIONS.contains(&w.as_str())) else { return start };

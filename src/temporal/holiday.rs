@@ -66,7 +66,7 @@ const HOLIDAYS: &[Holiday] = &[
     Holiday { zh: &["建党节"], suffix_only: &[], en: &[], rule: Rule::Fixed(7, 1), period: None },
     Holiday { zh: &["建军节"], suffix_only: &[], en: &[], rule: Rule::Fixed(8, 1), period: None },
     Holiday { zh: &["教师节"], suffix_only: &[], en: &[], rule: Rule::Fixed(9, 10), period: None },
-    Holiday { zh: &["国庆节", "国庆"], suffix_only: &["十一"], en: &["national day"], rule: Rule::Fixed(10, 1), period: Some(Period { from: 0, to: 7 }) },
+    Holiday { zh: &["国庆节", "国庆"], suffix_only: &["十一"], en: &[], rule: Rule::Fixed(10, 1), period: Some(Period { from: 0, to: 7 }) },
     Holiday { zh: &["万圣节"], suffix_only: &[], en: &["halloween"], rule: Rule::Fixed(10, 31), period: None },
     Holiday { zh: &["双十一", "双11", "光棍节"], suffix_only: &[], en: &["singles' day", "singles day"], rule: Rule::Fixed(11, 11), period: None },
     Holiday { zh: &["感恩节"], suffix_only: &[], en: &["thanksgiving day", "thanksgiving"], rule: Rule::NthWeekday(11, 4, 3), period: None },
@@ -197,9 +197,6 @@ fn push(out: &mut Out, end: usize, span: Option<DateSpan>, tail: Tail, h: &Holid
 /// English `last Christmas` (the latest that started before today), `this Christmas` and
 /// `Christmas 2025` / `Christmas last year`.
 pub(crate) fn bare(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, ZH_FIRST) || out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     let latin = t.starts_ascii(i);
     let head = if latin { Head::Latin } else { Head::Word };

@@ -162,6 +162,7 @@ pub fn parse(text: &str, now: DateTime<Utc>, tz: Tz) -> ParseResult {
         return ParseResult { window: None, rest: text.to_string() };
     };
     let start = glue::with_preposition(&t, start);
+    let hit = scan::Hit { end: glue::with_filler(&t, hit.end), ..hit };
     let mut w = window::build(hit.span, tz, hit.grain, hit.fuzzy);
     w.part_of_day = hit.pod.map(|(a, b)| t.slice(a, b));
     w.spans = vec![(start, hit.end)];

@@ -119,11 +119,6 @@ impl Text {
         self.at(i).is_some_and(|c| c.is_ascii_alphanumeric())
     }
 
-    /// True if the char at `i` writes part of a number (see [`super::numbers::is_numeral`]).
-    pub(crate) fn starts_numeral(&self, i: usize) -> bool {
-        self.at(i).is_some_and(super::numbers::is_numeral)
-    }
-
     /// True if the normalised text at `i` starts with `lit`.
     pub(crate) fn has(&self, i: usize, lit: &str) -> bool {
         self.lit(i, lit).is_some()

@@ -10,6 +10,7 @@
 //!   surname 周, then 一帆), 五一路 and 十一中 (a holiday name, then a street or school), the
 //!   Monday Club (an English weekday or holiday before a capitalised word).
 //! * **Glued words** ([`GLUED_AFTER_HOLIDAY`]): 中秋月饼 (a product), 清明上河图 (a painting),
+//!   春节联欢晚会 (a show held the evening before 春节),
 //!   吃元宵 (the food).
 //!
 //! Names of reports and events (周报 月报 日报 年报 早报 晚报 周刊 月刊 年会 周记) need no rule
@@ -87,8 +88,8 @@ const GIVEN_AFTER_WEEKDAY: &str =
 /// 十一中, 五一广场). Two-char checks are in [`place_after`].
 const PLACE_AFTER: &str = "路街巷村桥站园厂楼厦镇";
 
-/// Words glued after a holiday name (a product, a painting).
-const GLUED_AFTER_HOLIDAY: [&str; 3] = ["月饼", "上河", "汤圆"];
+/// Words glued after a holiday name (a product, a painting, 春节联欢晚会: a show held on 除夕).
+const GLUED_AFTER_HOLIDAY: [&str; 4] = ["月饼", "上河", "汤圆", "联欢"];
 
 /// Chars before 元宵 that make it the food (吃元宵).
 const FOOD_BEFORE: &str = "吃煮买卖包做碗个颗";

@@ -61,9 +61,6 @@ const YEAR_PARTS: &[(&str, YearPart)] = &[
 /// `YYYY年`, 今年 去年 前年 大前年, and what may follow them: nothing (the year), `M月…`, a part
 /// of the year, a quarter.
 pub(crate) fn years(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_numeral(i) || out.t.starts_any(i, "今去前大明")) {
-        return;
-    }
     let t = out.t;
     let mut anchors = Vec::new();
     if let Some((y, j)) = year4(t, i)
@@ -108,9 +105,6 @@ pub(crate) fn years(out: &mut Out, i: usize, cx: &Ctx) {
 
 /// 本月 这个月 上个月 上上个月 … and bare `M月`, with what may follow a month.
 pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_numeral(i) || out.t.starts_any(i, "本这上下")) {
-        return;
-    }
     let t = out.t;
     for &(w, off) in MONTH_WORDS {
         if let Some(j) = t.lit(i, w)
@@ -193,7 +187,7 @@ fn week_of_month(t: &Text, i: usize) -> Option<(u32, usize)> {
 /// Bare N号 / N日 (N = 1..=31, spec v2): the latest day N on or before today; months without
 /// day N are skipped (on Mar 1, `30号` is Jan 30).
 pub(crate) fn bare_day(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_numeral(i)) || cx.after.is_some() {
+    if cx.after.is_some() {
         return;
     }
     let t = out.t;
@@ -211,9 +205,6 @@ pub(crate) fn bare_day(out: &mut Out, i: usize, cx: &Ctx) {
 /// Bare 月初 月中 月底 月末 上旬 中旬 下旬 (this month's if it starts on or before today, else
 /// last month's), bare 年初 年底 年末 上半年 下半年 (past-preferring year).
 pub(crate) fn bare_parts(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, "月上中下年")) {
-        return;
-    }
     let t = out.t;
     let month_thirds = [
         ("月初", Third::Early),
@@ -264,9 +255,6 @@ const QUARTER_WORDS: &[(&str, i64)] = &[
 
 /// Bare quarters (past-preferring year), `Q3 2025`, `2025Q3` / `2025 Q3`, 本季度, 上季度.
 pub(crate) fn quarters(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_numeral(i) || out.t.starts_any(i, "q第本这上")) {
-        return;
-    }
     let t = out.t;
     if let Some((q, e)) = quarter_word(out, i) {
         let head = if t.has(i, "q") { Head::Latin } else { Head::Numeric };
@@ -296,9 +284,6 @@ pub(crate) fn quarters(out: &mut Out, i: usize, cx: &Ctx) {
 
 /// Only as a range end after a date: a bare day of that date's month (`10月1日至7日`).
 pub(crate) fn range_end_day(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_numeral(i)) {
-        return;
-    }
     let t = out.t;
     if cx.after.is_none() {
         return;

@@ -40,9 +40,6 @@ const DAY_WORDS: &[(&str, i64, usize)] = &[
 
 /// 今天 昨天 … (with an optional part of day), 今晚 昨夜 …, 刚才 刚刚.
 pub(crate) fn day_words(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, "今昨前大明后刚")) {
-        return;
-    }
     for &(w, off, pod) in DAY_WORDS {
         if let Some(end) = out.t.lit(i, w) {
             if pod == 0 {
@@ -76,9 +73,6 @@ const UNITS: &[(&str, Unit)] = &[
 /// (the calendar month N back), `N年前` (the calendar year N back); 前 may be 以前 / 之前.
 /// Also `几天前` (fuzzy, like 前几天).
 pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_numeral(i)) {
-        return;
-    }
     let t = out.t;
     let agos = |k: usize| ["前", "以前", "之前"].into_iter().filter_map(move |s| t.lit(k, s));
     if let Some(k) = t.lit(i, "几天") {
@@ -183,9 +177,6 @@ pub(crate) fn weekday_char(c: char) -> Option<u32> {
 /// weekday (上周三: that weekday of that week) or 末 (这周末 `[mon+5, mon+7)`, 上周末
 /// `[mon-2, mon)`).
 pub(crate) fn weeks(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, "本这上下")) {
-        return;
-    }
     let t = out.t;
     for &(w, back) in WEEK_WORDS {
         let Some(j) = t.lit(i, w) else { continue };
@@ -214,9 +205,6 @@ pub(crate) const SAME_DAY: [&str; 4] = ["今天", "今日", "这一天", "这天
 /// Bare 周X 星期X 礼拜X: the latest such weekday on or before today; bare 周末: the latest
 /// Saturday–Sunday weekend starting on or before today, `[Sat, Mon)`.
 pub(crate) fn bare_weekday(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, "周星礼")) {
-        return;
-    }
     let t = out.t;
     for w in ["周", "星期", "礼拜"] {
         if let Some(j) = t.lit(i, w)
@@ -240,9 +228,6 @@ const ROLLING: &[(&str, bool)] = &[("最近这", false), ("最近", true), ("近
 /// `[shift(D, -N months)+1, D+1)`; 最近N年 likewise with years. Fuzzy: 这两天 这几天 这些天
 /// `[D-2, D+1)`; 最近几天 近几天 过去几天 `[D-6, D+1)` (as 最近 alone).
 pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, "最近过这")) {
-        return;
-    }
     let t = out.t;
     for &(p, all_units) in ROLLING {
         let Some(j) = t.lit(i, p) else { continue };
@@ -256,8 +241,8 @@ pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
             continue;
         }
         let Some(j) = t.opt_spaces(j) else { continue };
-        if all_units && !these {
-            // 最近半年 近半年 过去半年: [shift(D, -6 months)+1, D+1); 最近半个月: [D-14, D+1).
+        {
+            // 最近半年 近半年 过去半年 这半年: [shift(D, -6 months)+1, D+1); 最近半个月: [D-14, D+1).
             if let Some(e) = t.lit(j, "半年") {
                 out.push(e, cx.last_n(Unit::Month, 6), Grain::Rolling, Head::Word, Kind::Relative);
             }
@@ -284,9 +269,6 @@ const NEAR_LOOKBACK: usize = 8;
 /// 最近 is "recently" only when no count follows (最近一次 is "the most recent time") and no
 /// 离/距 precedes it in the same clause (离公司最近的 is "nearest to the office").
 pub(crate) fn fuzzy(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, "前最近")) {
-        return;
-    }
     let t = out.t;
     // 前两天 (a couple of days ago) is read as 前几天, like the spec's "a couple of days ago".
     for w in ["前几天", "前些天", "前两天"] {

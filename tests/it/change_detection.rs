@@ -114,7 +114,7 @@ fn retrieve_in_a_time_window_sees_a_new_file_on_a_day_it_widens_to() {
         time_range: None,
         tz: None,
         limit: Some(10),
-        explain: false,
+        ..Default::default()
     };
     let got: Vec<String> = m.retrieve(&args).unwrap().items.into_iter().map(|i| i.content).collect();
     assert_eq!(got, ["周日的面条"]);
