@@ -230,6 +230,9 @@ pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
         if let Some(e) = seq(t, k, &["year", "before", "last"]) {
             out.push(e, DateSpan::year(cx.today.year() - 2), Grain::Year, Head::Latin, Kind::Relative);
         }
+        if let Some(e) = seq(t, k, &["weekend", "before", "last"]) {
+            out.push(e, DateSpan::offsets(cx.mon, -9, -7), Grain::Range, Head::Latin, Kind::Relative);
+        }
         // the Wednesday before last: Wednesday of the week before last week (spec v2).
         if let Some((wd, e)) = weekday(t, k)
             && let Some(e) = t.spaces(e).and_then(|s| seq(t, s, &["before", "last"]))
