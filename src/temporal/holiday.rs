@@ -159,7 +159,7 @@ fn readings(t: &Text, i: usize) -> Vec<(&'static Holiday, usize, Tail)> {
     }
     if t.starts_ascii(i) {
         for h in HOLIDAYS {
-            for name in h.en {
+            for name in h.en.iter().filter(|n| t.at(i) == n.chars().next()) {
                 let words: Vec<&str> = name.split(' ').collect();
                 let Some(e) = super::english::seq(t, i, &words) else { continue };
                 v.push((h, e, Tail::Day));
