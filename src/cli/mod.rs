@@ -3,6 +3,8 @@
 
 pub mod demo;
 pub mod layers;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 
 use std::path::PathBuf;
 
@@ -119,6 +121,9 @@ pub enum Cmd {
         /// Show the window, the FTS5 query and per-hit score parts.
         #[arg(long)]
         explain: bool,
+        /// Do not look for a time expression: the whole query is scored as text.
+        #[arg(long)]
+        no_time: bool,
     },
     /// Parse a time expression into a window (no data root needed).
     TimeWindow {
@@ -141,6 +146,10 @@ pub enum Cmd {
         #[arg(long)]
         format: Option<String>,
     },
+    /// Serve the memory as MCP tools over stdio (mem_hot_get, mem_write, mem_recall,
+    /// mem_retrieve, …) for an agent host; runs until the client closes stdin.
+    #[cfg(feature = "mcp")]
+    Mcp,
     /// The layer tools: hot-get, hot-set, summarize, stats, export, session-end.
     #[command(flatten)]
     Layer(crate::cli::layers::LayerCmd),
@@ -190,6 +199,7 @@ pub fn main() -> i32 {
     };
     let json = cli.json;
     match run(cli) {
+        Ok(out) if out.is_empty() => 0,
         Ok(out) => {
             use std::io::Write;
             // A closed pipe (`| head`) is not an error worth a panic.
@@ -318,7 +328,7 @@ fn run(cli: Cli) -> Result<String> {
             render(&rep, compact)
         }
         Cmd::Check => render(&mem.check()?, compact),
-        Cmd::Retrieve { query, from, to, limit, explain } => {
+        Cmd::Retrieve { query, from, to, limit, explain, no_time } => {
             let time_range = match (from, to) {
                 (Some(f), Some(t)) => Some(crate::query::retrieve::TimeRange::Dates {
                     from: crate::files::parse_date("from", f)?,
@@ -332,6 +342,7 @@ fn run(cli: Cli) -> Result<String> {
                 tz: None,
                 limit: *limit,
                 explain: *explain,
+                no_time: *no_time,
             };
             render(&mem.retrieve(&args)?, compact)
         }
@@ -351,5 +362,7 @@ fn run(cli: Cli) -> Result<String> {
             render(&rep?, compact)
         }
         Cmd::Layer(c) => crate::cli::layers::run(&mem, c, compact),
+        #[cfg(feature = "mcp")]
+        Cmd::Mcp => mcp::serve_stdio(mem).map(|()| String::new()),
     }
 }
