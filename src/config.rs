@@ -186,6 +186,13 @@ fn set_int<T: TryFrom<i64> + std::fmt::Display + Copy>(
     }
 }
 
+fn set_num(slot: &mut f64, key: &str, v: &Value, lo: f64, hi: f64, w: &mut Vec<String>) {
+    match v.as_f64().filter(|x| (lo..=hi).contains(x)) {
+        Some(x) => *slot = x,
+        None => w.push(format!("{key}: {v} is not a number in {lo}–{hi}; using the default {slot}")),
+    }
+}
+
 /// An integer-valued key stored as f64 (it enters decay arithmetic): whole numbers in
 /// `lo..=hi` only.
 fn set_whole(slot: &mut f64, key: &str, v: &Value, lo: i64, hi: i64, w: &mut Vec<String>) {

@@ -12,6 +12,7 @@ mod common;
 mod rel;
 
 mod candidate_sink;
+mod change_detection;
 mod cli;
 mod concurrency;
 mod corrupt_state;

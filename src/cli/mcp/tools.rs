@@ -637,6 +637,7 @@ yourself. explain: true shows the window, the FTS5 query and the score parts.",
                     tz: a.tz()?,
                     limit: a.int_opt("limit")?,
                     explain: a.bool_opt("explain")?,
+                    ..Default::default()
                 };
                 to_value(&m.retrieve(&args)?)
             },
