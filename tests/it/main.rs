@@ -13,6 +13,7 @@ mod rel;
 
 mod candidate_sink;
 mod cli;
+mod cli_newcomer;
 mod concurrency;
 mod corrupt_state;
 mod engine_core;
