@@ -275,10 +275,16 @@ fn data_root(cli: &Cli, config: &Config) -> PathBuf {
 fn open(cli: &Cli) -> Result<Memory> {
     let config = load_config(cli)?;
     let root = data_root(cli, &config);
-    let mut mem = if matches!(cli.cmd, Cmd::Check) {
-        Memory::open_unsynced(&root, config)?
-    } else {
-        Memory::open(&root, config)?
+    // One process per call: `sync` and `import` mirror everything up front, the long-lived
+    // MCP server keeps an inotify watch (Memory::open); every other command checks just the
+    // day files it reads (Memory::open_per_call), without a watch that this process would
+    // only set up and tear down.
+    let mut mem = match cli.cmd {
+        Cmd::Check => Memory::open_unsynced(&root, config)?,
+        Cmd::Sync { .. } | Cmd::Import { .. } => Memory::open(&root, config)?,
+        #[cfg(feature = "mcp")]
+        Cmd::Mcp => Memory::open(&root, config)?,
+        _ => Memory::open_per_call(&root, config)?,
     };
     for w in mem.warnings() {
         eprintln!("warning: {w}");

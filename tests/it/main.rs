@@ -12,6 +12,7 @@ mod common;
 mod rel;
 
 mod candidate_sink;
+mod change_detection;
 mod cli;
 mod cli_newcomer;
 mod concurrency;
