@@ -12,7 +12,9 @@ mod common;
 mod rel;
 
 mod candidate_sink;
+mod change_detection;
 mod cli;
+mod cli_newcomer;
 mod concurrency;
 mod corrupt_state;
 mod engine_core;
@@ -24,6 +26,7 @@ mod import_engine;
 mod layers_acceptance;
 mod layers_files;
 mod layers_usage;
+mod mcp_server;
 mod open_race;
 mod ranking;
 mod recall_parity;
