@@ -62,7 +62,7 @@ use index::segment;
 
 /// The IANA time zone type of [`Config::timezone`] and [`RetrieveArgs::tz`] (`chrono_tz::Tz`).
 pub use chrono_tz::Tz;
-pub use config::Config;
+pub use config::{Config, RankWeights};
 pub use error::{Error, Result};
 pub use files::entry::Source;
 pub use import::{Format, ImportReport};

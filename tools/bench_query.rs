@@ -188,7 +188,7 @@ pub fn run_mix(mem: &Memory, mix: &[QuerySpec], days: &[NaiveDate], repeats: usi
     let c = mem.conn()?;
     for q in mix {
         let mode = memlayers::query::search::Mode::parse(q.mode)?;
-        run.hits.push(count_matches(&c, &Query::new(&q.text, mode)?.fts(), None)?);
+        run.hits.push(count_matches(&c, &Query::new(&q.text, mode)?.fts(), None, None)?);
     }
     drop(c);
     let mut h = Sha1::new();

@@ -31,6 +31,20 @@ pub struct Store {
     pub(crate) usage_pending: AtomicBool,
     /// Changes under cold/ since the last scan (None: scan at every sync).
     watch: Mutex<Option<ColdWatch>>,
+    /// False for a per-call store ([`Store::open`] with `per_call`): no inotify watch, cold
+    /// checks scoped to the files a query reads ([`Store::sync_days`]), and usage hits held
+    /// back by the throttle left to a later call instead of flushed at drop.
+    pub(crate) watching: bool,
+}
+
+/// The cold files a query reads, so a per-call check can stat only those
+/// ([`Store::sync_days`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SyncScope {
+    /// Every day file (unwindowed queries, listings by tag, layer commands).
+    All,
+    /// The day files of local dates `from..=to` (inclusive).
+    Days(NaiveDate, NaiveDate),
 }
 
 impl Store {
@@ -38,15 +52,28 @@ impl Store {
     /// Returns the store, whether the index was fresh, and warnings (a corrupt index moved
     /// aside). Errors: `root` is not a folder or cannot be created; the index cannot be
     /// created.
-    pub(crate) fn open(root: &Path, config: Config) -> Result<(Store, OpenState, Vec<String>)> {
+    ///
+    /// `per_call`: this process makes one call and exits (the CLI): the store keeps no inotify
+    /// watch, whose 120-odd watches cost more to add and to close (11–14 ms at 1M entries,
+    /// issue 15) than the call itself, and checks only the day files each query reads
+    /// ([`Store::sync_days`]); its connections leave the WAL for a later checkpoint
+    /// ([`index::open`]).
+    pub(crate) fn open(root: &Path, config: Config, per_call: bool) -> Result<(Store, OpenState, Vec<String>)> {
         let root = root.to_path_buf();
         if root.exists() && !root.is_dir() {
             return Err(Error::bad("data-root", format!("{} exists and is not a folder", root.display())));
         }
         std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
-        let (pool, state, warnings) = index::open(&root.join(index::INDEX_FILE))?;
-        let store =
-            Store { root, config, pool, fixed_now: None, usage_pending: Default::default(), watch: Mutex::new(None) };
+        let (pool, state, warnings) = index::open(&root.join(index::INDEX_FILE), per_call)?;
+        let store = Store {
+            root,
+            config,
+            pool,
+            fixed_now: None,
+            usage_pending: Default::default(),
+            watch: Mutex::new(None),
+            watching: !per_call,
+        };
         Ok((store, state, warnings))
     }
 
@@ -100,6 +127,9 @@ impl Store {
     /// entries of deleted files. Free when the inotify watch armed at the previous scan saw
     /// nothing change (see [`crate::index::watch`]). The report's `layers` part is left empty.
     pub(crate) fn sync_cold(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+        if !self.watching {
+            return self.scan_and_apply(full, SyncScope::All, progress);
+        }
         let mut watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
         if !full
             && let Some(w) = watch.as_mut()
@@ -109,7 +139,7 @@ impl Store {
         }
         // Armed before the scan: a change made during or after it is pending at the next sync.
         *watch = ColdWatch::arm(&self.root);
-        let rep = self.scan_and_apply(full, progress);
+        let rep = self.scan_and_apply(full, SyncScope::All, progress);
         match (&rep, watch.as_mut()) {
             (Ok(r), Some(w)) => w.files = r.files_scanned,
             (Err(_), _) => *watch = None,
@@ -118,9 +148,24 @@ impl Store {
         rep
     }
 
-    fn scan_and_apply(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+    /// Brings the index up to date for a query that reads only `scope`'s day files. A
+    /// watching store does what [`Store::sync`] does (its watch covers every file at no cost);
+    /// a per-call store syncs the live layer files, then stats only the day files of `scope`
+    /// (listing only its month folders) and mirrors the ones changed, added or removed there.
+    /// Files outside the scope are left for the query that reads them. Errors: as
+    /// [`Store::sync`].
+    pub fn sync_days(&self, scope: SyncScope) -> Result<SyncReport> {
+        if self.watching || scope == SyncScope::All {
+            return self.sync();
+        }
+        let layers = self.sync_layers(crate::layers::sync::LayerScope::Live, false, None)?;
+        let cold = self.scan_and_apply(false, scope, &mut |_| {})?;
+        Ok(SyncReport { layers, ..cold })
+    }
+
+    fn scan_and_apply(&self, full: bool, scope: SyncScope, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
         let mut c = self.conn()?;
-        let mut m = ColdMirror { root: &self.root, full, progress };
+        let mut m = ColdMirror { root: &self.root, full, scope, progress };
         let done = mirror::mirror_changes(&mut m, &mut c, None, || self.lock())?;
         let files_scanned = done.first.len();
         Ok(match done.applied {
@@ -149,20 +194,36 @@ impl Store {
         bytes: &[u8],
         appended: &[(i64, &crate::files::entry::Entry)],
     ) -> Result<()> {
+        let mut c = self.conn()?;
+        let tx = c.transaction()?;
+        self.mirror_appended_in(&tx, day, old_bytes, old_entries, bytes, appended)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// [`Store::mirror_appended`] inside the caller's transaction (an import mirrors a batch
+    /// of days in one), under the writer lock the caller holds.
+    pub(crate) fn mirror_appended_in(
+        &self,
+        tx: &rusqlite::Transaction,
+        day: NaiveDate,
+        old_bytes: &[u8],
+        old_entries: usize,
+        bytes: &[u8],
+        appended: &[(i64, &crate::files::entry::Entry)],
+    ) -> Result<()> {
         let rel = crate::files::cold_rel(day);
         let path = self.root.join(&rel);
         let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
         let (_, mtime_ns, inode) = crate::files::identity::identity(&meta);
-        let stat = sync::FileStat { rel, day, size: bytes.len() as i64, mtime_ns, inode };
-        let mut c = self.conn()?;
-        let tx = c.transaction()?;
+        let ctime_ns = crate::files::identity::ctime_ns(&meta);
+        let stat = sync::FileStat { rel, day, size: bytes.len() as i64, mtime_ns, inode, ctime_ns };
         let hash = sync::sha1_hex(bytes);
         let done = !appended.is_empty()
-            && sync::append_indexed(&tx, &stat, &sync::sha1_hex(old_bytes), &hash, old_entries, appended)?;
+            && sync::append_indexed(tx, &stat, &sync::sha1_hex(old_bytes), &hash, old_entries, appended)?;
         if !done {
-            sync::mirror_file(&tx, &stat, bytes, &hash)?;
+            sync::mirror_file(tx, &stat, bytes, &hash)?;
         }
-        tx.commit()?;
         Ok(())
     }
 }
@@ -172,6 +233,8 @@ struct ColdMirror<'a> {
     root: &'a Path,
     /// Re-read every file regardless of stats.
     full: bool,
+    /// The day files to check.
+    scope: SyncScope,
     progress: &'a mut dyn FnMut(usize),
 }
 
@@ -182,7 +245,19 @@ impl Mirror for ColdMirror<'_> {
     const TABLE: Table = Table::Files;
 
     fn scan(&self) -> Result<Vec<FileStat>> {
-        sync::scan_disk(self.root)
+        match self.scope {
+            SyncScope::All => sync::scan_disk(self.root),
+            SyncScope::Days(a, b) => sync::scan_days(self.root, a, b),
+        }
+    }
+
+    fn known(&self, c: &Connection) -> Result<HashMap<String, Known>> {
+        match self.scope {
+            SyncScope::All => mirror::known(c, Table::Files),
+            SyncScope::Days(a, b) => {
+                mirror::known_between(c, Table::Files, &crate::files::cold_rel(a), &crate::files::cold_rel(b))
+            }
+        }
     }
 
     fn plan(&self, disk: &Vec<FileStat>, known: &HashMap<String, Known>) -> Plan {

@@ -379,9 +379,12 @@ mod tests {
     #[test]
     fn plan_finds_new_changed_and_removed() {
         let known: HashMap<String, Known> = [
-            ("hot.md".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, hash: "a".into() }),
-            ("usage.json".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, hash: "b".into() }),
-            ("summaries/day/2026-10-20.md".to_string(), Known { size: 3, mtime_ns: 5, inode: 9, hash: "c".into() }),
+            ("hot.md".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, ctime_ns: 0, hash: "a".into() }),
+            ("usage.json".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, ctime_ns: 0, hash: "b".into() }),
+            (
+                "summaries/day/2026-10-20.md".to_string(),
+                Known { size: 3, mtime_ns: 5, inode: 9, ctime_ns: 0, hash: "c".into() },
+            ),
         ]
         .into();
         let disk = vec![st("hot.md", 10), st("usage.json", 11), st("summaries/day/2026-10-21.md", 4)];

@@ -1,7 +1,11 @@
 //! [`Memory`]: one open data root — its files, its index and its configuration.
 //!
-//! Every query first brings the index up to date with the files ([`Memory::sync`]), so hand
-//! edits are seen by the next query. Every write takes the writer lock, writes the canonical
+//! Every query first brings the index up to date with the files it reads ([`Memory::sync`]),
+//! so hand edits are seen by the next query. A handle from [`Memory::open`] (long-lived: the
+//! MCP server, library users) keeps an inotify watch and checks nothing while no event is
+//! pending; one from [`Memory::open_per_call`] (one process per call: the CLI) keeps none and
+//! stats only the day files of the query's time window (every day file for an unwindowed
+//! query). Every write takes the writer lock, writes the canonical
 //! file atomically, then mirrors that file into the index.
 
 use std::collections::HashSet;
@@ -57,14 +61,30 @@ impl Memory {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn open(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
-        let (store, state, warnings) = Store::open(root.as_ref(), config)?;
+        let (store, state, warnings) = Store::open(root.as_ref(), config, false)?;
         let open_report = store.sync_with_progress(state == OpenState::Fresh, &mut |_| {})?;
+        Ok(Memory { store, open_report, warnings })
+    }
+
+    /// Opens for one call in a short-lived process (the CLI). No sync at open (except the full
+    /// mirroring of a new or rebuilt index) and no inotify watch: each query then checks only
+    /// the day files it reads — a day window stats one file, an unwindowed query every file —
+    /// and mirrors what changed there before it runs, so its answer is the one
+    /// [`Memory::open`] would give. Usage hits the throttle holds back stay committed in the
+    /// index and are written to usage.json by the first later call past the throttle, not at
+    /// drop. Errors: as [`Memory::open`].
+    pub fn open_per_call(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
+        let (store, state, warnings) = Store::open(root.as_ref(), config, true)?;
+        let open_report = match state {
+            OpenState::Fresh => store.sync_with_progress(true, &mut |_| {})?,
+            OpenState::Current => SyncReport::default(),
+        };
         Ok(Memory { store, open_report, warnings })
     }
 
     /// Opens without mirroring anything: for `check`, which reports the index as it is.
     pub fn open_unsynced(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
-        let (store, _, warnings) = Store::open(root.as_ref(), config)?;
+        let (store, _, warnings) = Store::open(root.as_ref(), config, false)?;
         Ok(Memory { store, open_report: SyncReport::default(), warnings })
     }
 

@@ -219,6 +219,22 @@ impl Store {
                 &own
             }
         };
+        let p = self.prepare_append(day, entries, keep)?;
+        if !p.added.is_empty() {
+            atomic_write(&p.path, &p.bytes)?;
+            self.mirror_appended(lock, day, &p.old, p.count, &p.bytes, &p.added)?;
+        }
+        Ok(Appended { added: p.added.len(), day_count: p.count + p.added.len() })
+    }
+
+    /// Reads the cold file of `day` and computes its bytes with the accepted entries appended,
+    /// writing nothing (see [`PreparedDay`]). The caller holds the writer lock.
+    pub(crate) fn prepare_append<'e>(
+        &self,
+        day: NaiveDate,
+        entries: &'e [Entry],
+        keep: &mut dyn FnMut(&[Entry], &Entry) -> bool,
+    ) -> Result<PreparedDay<'e>> {
         let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
         let mut bytes = read_or_empty(&path)?;
         let existing: Vec<Entry> = String::from_utf8_lossy(&bytes)
@@ -237,12 +253,27 @@ impl Store {
                 added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
             }
         }
-        if !added.is_empty() {
-            atomic_write(&path, &bytes)?;
-            self.mirror_appended(lock, day, &old, count, &bytes, &added)?;
-        }
-        Ok(Appended { added: added.len(), day_count: count + added.len() })
+        Ok(PreparedDay { day, path, old, count, bytes, added })
     }
+}
+
+/// A day file's next content, computed by [`Store::prepare_append`] but not yet written: an
+/// import computes a batch of days, writes their files together
+/// ([`crate::files::atomic_write_all`]) and mirrors them in one index transaction.
+#[derive(Debug)]
+pub(crate) struct PreparedDay<'e> {
+    /// The local date.
+    pub day: NaiveDate,
+    /// The cold file's path.
+    pub path: std::path::PathBuf,
+    /// Its bytes before (what the index may already mirror).
+    pub old: Vec<u8>,
+    /// Entries in `old`.
+    pub count: usize,
+    /// Its bytes after.
+    pub bytes: Vec<u8>,
+    /// The appended entries with their 1-based line numbers in `bytes`.
+    pub added: Vec<(i64, &'e Entry)>,
 }
 
 /// Identity of an entry for `append_entries`: tag, text and source marker together (a sunk

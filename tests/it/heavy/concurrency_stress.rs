@@ -95,10 +95,14 @@ fn stress_child() {
                 m.recall("stress 并发导入", Some(20), Some(memlayers::Mode::Or)).unwrap();
                 m.recent(Some(3), Some(50)).unwrap();
                 m.by_tag("A", Some(20)).unwrap();
-                let q =
-                    RetrieveArgs {
-                        query: "今天 记忆".into(), time_range: None, tz: None, limit: None, explain: false
-                    };
+                let q = RetrieveArgs {
+                    query: "今天 记忆".into(),
+                    time_range: None,
+                    tz: None,
+                    limit: None,
+                    explain: false,
+                    no_time: false,
+                };
                 m.retrieve(&q).unwrap();
                 m.hot_get().unwrap();
                 ops += 6;

@@ -669,6 +669,7 @@ fn fuzz_query_syntax() {
                 tz: None,
                 limit: Some(10),
                 explain: mode == 2,
+                no_time: mode == 1,
             };
             (recall, m.retrieve(&args).map(|_| ()))
         })?;

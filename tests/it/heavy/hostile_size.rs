@@ -20,7 +20,14 @@ use memlayers::query::retrieve::RetrieveArgs;
 use memlayers::{Error, Memory};
 
 fn retrieve(m: &Memory, q: &str) -> memlayers::Result<memlayers::query::retrieve::RetrieveResult> {
-    m.retrieve(&RetrieveArgs { query: q.into(), time_range: None, tz: None, limit: Some(50), explain: false })
+    m.retrieve(&RetrieveArgs {
+        query: q.into(),
+        time_range: None,
+        tz: None,
+        limit: Some(50),
+        explain: false,
+        no_time: false,
+    })
 }
 
 /// Runs `f`, asserting it takes less than `bound`; returns its value and the time it took.
