@@ -153,7 +153,7 @@ impl Memory {
     /// A connection to the index (from this handle's pool; returned to it when dropped), for
     /// read-only SQL of your own: the schema is in `migrations/`. Writing through it bypasses
     /// the files, which are canonical, and is undone by the next rebuild. Errors: the pool
-    /// could not open a connection ([`Error::Pool`]).
+    /// could not open a connection ([`Error::Pool`](crate::Error::Pool)).
     pub fn conn(&self) -> Result<impl std::ops::DerefMut<Target = rusqlite::Connection>> {
         self.store.conn()
     }
@@ -162,7 +162,7 @@ impl Memory {
     /// Same-day identical tag + text → `added: false`; with a different `source`, only that
     /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
     /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
-    /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`]).
+    /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`](crate::Error::OutsideRoot)).
     ///
     /// ```
     /// use memlayers::{Config, Memory, WriteArgs};

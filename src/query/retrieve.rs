@@ -56,7 +56,7 @@ pub enum TimeRange {
     },
 }
 
-/// Arguments of [`Memory::retrieve`].
+/// Arguments of [`Memory::retrieve`](crate::Memory::retrieve).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RetrieveArgs {
     /// Natural-language query, possibly with a time expression ("上周 翻唱", "前天晚上我吃了什么").
@@ -133,7 +133,7 @@ pub struct Widened {
     pub end_date: NaiveDate,
 }
 
-/// Result of [`Memory::retrieve`].
+/// Result of [`Memory::retrieve`](crate::Memory::retrieve).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RetrieveResult {
