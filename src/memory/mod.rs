@@ -130,7 +130,7 @@ impl Memory {
         self.store.now()
     }
 
-    /// Today's local date in the configured time zone.
+    /// Today's local date in the zone the root's files are dated in ([`Memory::tz`]).
     pub fn today(&self) -> NaiveDate {
         self.store.today()
     }
@@ -145,7 +145,9 @@ impl Memory {
         self.store.config()
     }
 
-    /// The configured time zone (partitions cold files; frames time expressions).
+    /// The zone the root's files are dated in (recorded in `memlayers.json` at the first open,
+    /// else the configured one): it partitions cold files by local date. Time expressions are
+    /// framed in the configured zone (config `timezone`, `--tz`) or the call's.
     pub fn tz(&self) -> Tz {
         self.store.tz()
     }
