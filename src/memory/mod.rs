@@ -130,7 +130,7 @@ impl Memory {
         self.store.now()
     }
 
-    /// Today's local date in the configured time zone.
+    /// Today's local date in the zone the root's files are dated in ([`Memory::tz`]).
     pub fn today(&self) -> NaiveDate {
         self.store.today()
     }
@@ -145,7 +145,9 @@ impl Memory {
         self.store.config()
     }
 
-    /// The configured time zone (partitions cold files; frames time expressions).
+    /// The zone the root's files are dated in (recorded in `memlayers.json` at the first open,
+    /// else the configured one): it partitions cold files by local date. Time expressions are
+    /// framed in the configured zone (config `timezone`, `--tz`) or the call's.
     pub fn tz(&self) -> Tz {
         self.store.tz()
     }
@@ -153,7 +155,7 @@ impl Memory {
     /// A connection to the index (from this handle's pool; returned to it when dropped), for
     /// read-only SQL of your own: the schema is in `migrations/`. Writing through it bypasses
     /// the files, which are canonical, and is undone by the next rebuild. Errors: the pool
-    /// could not open a connection ([`Error::Pool`]).
+    /// could not open a connection ([`Error::Pool`](crate::Error::Pool)).
     pub fn conn(&self) -> Result<impl std::ops::DerefMut<Target = rusqlite::Connection>> {
         self.store.conn()
     }
@@ -162,7 +164,7 @@ impl Memory {
     /// Same-day identical tag + text → `added: false`; with a different `source`, only that
     /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
     /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
-    /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`]).
+    /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`](crate::Error::OutsideRoot)).
     ///
     /// ```
     /// use memlayers::{Config, Memory, WriteArgs};

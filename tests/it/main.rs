@@ -32,6 +32,7 @@ mod ranking;
 mod recall_parity;
 mod retrieval_eval;
 mod retrieve;
+mod root_zone;
 mod sqlite3_cli;
 mod temporal_cases;
 mod temporal_props;

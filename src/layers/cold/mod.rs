@@ -18,7 +18,7 @@ pub const MAX_TEXT_CHARS: usize = 4000;
 /// Most code points in a tag (memlayers; the plugin sets none).
 pub const MAX_TAG_CHARS: usize = 64;
 
-/// Arguments of [`Memory::write`], as `mem_write(text, tag?, important?, source?)`.
+/// Arguments of [`Memory::write`](crate::Memory::write), as `mem_write(text, tag?, important?, source?)`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteArgs {
     /// The memory; line breaks and runs of whitespace become one space. 1–4000 code points.
@@ -31,7 +31,7 @@ pub struct WriteArgs {
     pub source: Option<Source>,
 }
 
-/// Result of [`Memory::write`], with the plugin's field names.
+/// Result of [`Memory::write`](crate::Memory::write), with the plugin's field names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WriteResult {

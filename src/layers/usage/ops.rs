@@ -3,16 +3,16 @@
 //! (pure); this module does the I/O.
 //!
 //! * Every entry returned by recall / recent / by-tag / by-date / retrieve is a hit
-//!   ([`Memory::record_hits`]): its record decays to now, then `hits + 1`, `weight + 6` (cap
+//!   (`Store::record_hits`): its record decays to now, then `hits + 1`, `weight + 6` (cap
 //!   100), `lastHitAt = now`, in one transaction under the writer lock. A lock timeout (bounded
 //!   by [`USAGE_LOCK_TIMEOUT_MS`]) or any other failure is reported as a `log` warning and the query
 //!   goes on: queries never fail because of the ledger.
 //! * usage.json is rewritten from the table, atomically, when `usageThrottleMs` has passed
 //!   since the last write (the instant of that write is kept in the index's `meta` table, so
-//!   the throttle holds across processes), and by [`Memory::flush_usage`], which dropping a
-//!   [`Memory`] with unwritten hits calls. Before a write, records at least one whole day past
+//!   the throttle holds across processes), and by [`Memory::flush_usage`](crate::Memory::flush_usage), which dropping a
+//!   [`Memory`](crate::Memory) with unwritten hits calls. Before a write, records at least one whole day past
 //!   their decay anchor are decayed (the plugin decays on every read of the ledger).
-//! * Ranking reads decayed weights ([`Memory::weights`]): `Record::weight_at(now)`, 50 for an
+//! * Ranking reads decayed weights (`Store::weights`): `Record::weight_at(now)`, 50 for an
 //!   entry never hit, with one `SELECT … WHERE key IN (…)` per call.
 //! * Byte compatibility: records are written in the order their keys entered the ledger (the
 //!   order JavaScript keeps, and the order of the file they were read from), and the file ends
@@ -291,7 +291,7 @@ impl Store {
     }
 
     /// After a change of the table: writes usage.json when the throttle allows, else marks
-    /// this handle as holding unwritten changes (written by [`Memory::flush_usage`] / drop).
+    /// this handle as holding unwritten changes (written by [`Memory::flush_usage`](crate::Memory::flush_usage) / drop).
     pub(crate) fn usage_changed(&self, lock: &WriterLock) -> Result<()> {
         let c = self.conn()?;
         let last = meta_get(&c, META_LAST_WRITE)?
@@ -361,7 +361,7 @@ impl Store {
     /// Writes pending ledger changes to usage.json now, regardless of the throttle (the
     /// plugin's "进程退出前会把没落盘的命中补写"). A hand edit of usage.json made since this
     /// index last wrote or read it wins (it is loaded first). Returns true when the file was
-    /// written. Errors: lock timeout, I/O. Called (errors ignored) when a [`Memory`] with
+    /// written. Errors: lock timeout, I/O. Called (errors ignored) when a [`Memory`](crate::Memory) with
     /// unwritten hits is dropped.
     pub fn flush_usage(&self) -> Result<bool> {
         let lock = self.usage_lock()?;
