@@ -331,9 +331,12 @@ impl Memory {
         self.store.by_tag(tag, limit)
     }
 
-    /// Time-gated retrieval (module docs). Errors: `limit` outside 1–50, an invalid explicit
-    /// range (field `time_range`), or — without a window — a query with nothing to search
-    /// (as recall, field `keyword`).
+    /// Natural-language retrieval, time-gated when the question holds a time expression
+    /// (`query::retrieve` module docs): stop words removed, OR-scored BM25, the one score of
+    /// `recall`; without a time expression the same search over the whole archive. Errors:
+    /// `limit` outside 1–50, an invalid explicit range (field `time_range`), or a question with
+    /// more than 2048 distinct probes (field `query`). A question of stop words only returns an
+    /// empty result (without a window) or the window's newest entries.
     ///
     /// ```
     /// use memlayers::{Config, Memory, RetrieveArgs, WindowSource, WriteArgs};
