@@ -161,7 +161,7 @@ fn run_size(args: &Args, work: &Path, n: u64, it: Iters) -> BResult<SizeResult> 
     let src = archive(args, work, n)?;
     let files = bench_import::cold_files(&src)?;
     let archive_bytes: u64 = files.iter().map(|(_, p)| file_size(p)).sum();
-    let days: Vec<NaiveDate> = files.iter().filter_map(|(rel, _)| memlayers::layout::day_of_cold_rel(rel)).collect();
+    let days: Vec<NaiveDate> = files.iter().filter_map(|(rel, _)| memlayers::files::day_of_cold_rel(rel)).collect();
     let (first, last) = (*days.first().ok_or("empty archive")?, *days.last().ok_or("empty archive")?);
     let exe = std::env::current_exe()?;
 
@@ -170,7 +170,7 @@ fn run_size(args: &Args, work: &Path, n: u64, it: Iters) -> BResult<SizeResult> 
     fresh_dir(&root)?;
     copy_cold(&src, &root)?;
     let sync = bench_import::run_child(&exe, "sync", &root, None)?;
-    let index = root.join(memlayers::db::INDEX_FILE);
+    let index = root.join(memlayers::index::INDEX_FILE);
     let index_bytes = file_size(&index) + file_size(&index.with_file_name("index.sqlite3-wal"));
 
     eprintln!("  import: Memory::import of the archive into an empty root (child process)");
@@ -203,7 +203,7 @@ fn run_size(args: &Args, work: &Path, n: u64, it: Iters) -> BResult<SizeResult> 
 
     eprintln!("  queries");
     let tz = config().timezone;
-    let now = memlayers::layout::local_midnight(last, tz) + Duration::hours(12);
+    let now = memlayers::files::local_midnight(last, tz) + Duration::hours(12);
     let mem = Memory::open(&root, config())?.with_now(now);
     let mix_specs = bench_query::query_mix();
     let anchors = bench_query::anchors(first, last, it.anchors);
@@ -510,7 +510,7 @@ fn main() {
 }
 
 fn run(args: &Args) -> BResult<()> {
-    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let repo = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/.."));
     let machine = Machine::detect(repo);
     let work = args.work.clone().unwrap_or_else(|| std::env::temp_dir().join("memlayers-bench"));
     std::fs::create_dir_all(&work)?;

@@ -8,5 +8,5 @@ if ! command -v rg >/dev/null 2>&1; then
   apt-get update -qq
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ripgrep >/dev/null
 fi
-cargo build --release --bin bench --bin gen-archive
+cargo build --release -p memlayers-tools --bin bench --bin gen-archive
 exec target/release/bench "$@"

@@ -6,7 +6,7 @@
 //!   restored data root does.
 //! * `import`: `Memory::import(archive, Dsh)` into an empty data root — scan the archive,
 //!   write the canonical day files (atomic write + fsync per day), index them.
-//! * floor: the same entries, segmented beforehand with `memlayers::segment::segment`,
+//! * floor: the same entries, segmented beforehand with `memlayers::index::segment::segment`,
 //!   inserted into a bare FTS5 table (the index's own definition) by a minimal loop: one
 //!   transaction, one prepared statement.
 //! * schema floor: the same minimal loop filling the index's real tables (`entries` with its
@@ -16,10 +16,10 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use memlayers::entry::{LineKind, format_ts, parse_line};
+use memlayers::files::entry::{LineKind, format_ts, parse_line};
+use memlayers::files::{day_number, day_of_cold_rel};
 use memlayers::import::Format;
-use memlayers::layout::{day_number, day_of_cold_rel};
-use memlayers::segment::segment;
+use memlayers::index::segment::segment;
 use memlayers::{Config, Memory};
 use rusqlite::{Connection, params};
 

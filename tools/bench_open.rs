@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use memlayers::entry::{Entry, LineKind, format_line, parse_line};
+use memlayers::files::entry::{Entry, LineKind, format_line, parse_line};
 use memlayers::{Config, Memory};
 
 use crate::BResult;

@@ -9,11 +9,11 @@ use std::time::Instant;
 
 use chrono::{Datelike, Duration, NaiveDate};
 use memlayers::Memory;
-use memlayers::retrieve::{RetrieveArgs, TimeRange};
-use memlayers::search::{Mode, Query, count_matches};
-use memlayers::segment::is_cjk;
-use memlayers::stopwords::{CJK_STOP_CHARS, CJK_STOP_WORDS, EN_STOP_WORDS};
-use memlayers::sync::id_range;
+use memlayers::index::segment::is_cjk;
+use memlayers::index::sync::id_range;
+use memlayers::query::retrieve::{RetrieveArgs, TimeRange};
+use memlayers::query::search::{Mode, Query, count_matches};
+use memlayers::query::stopwords::{CJK_STOP_CHARS, CJK_STOP_WORDS, EN_STOP_WORDS};
 use sha1::{Digest, Sha1};
 
 use crate::BResult;
@@ -187,7 +187,7 @@ pub fn run_mix(mem: &Memory, mix: &[QuerySpec], days: &[NaiveDate], repeats: usi
     let mut run = MixRun::default();
     let c = mem.conn()?;
     for q in mix {
-        let mode = memlayers::search::Mode::parse(q.mode)?;
+        let mode = memlayers::query::search::Mode::parse(q.mode)?;
         run.hits.push(count_matches(&c, &Query::new(&q.text, mode)?.fts(), None)?);
     }
     drop(c);
@@ -340,7 +340,7 @@ fn window_files(root: &Path, from: NaiveDate, to: NaiveDate) -> Vec<std::path::P
     let mut out = Vec::new();
     let mut d = from;
     while d <= to {
-        let p = root.join(memlayers::layout::cold_rel(d));
+        let p = root.join(memlayers::files::cold_rel(d));
         if p.exists() {
             out.push(p);
         }

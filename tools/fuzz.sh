@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Large-budget fuzz run of the proptest fuzz targets in tests/fuzz.rs (issue 7).
+# Large-budget fuzz run of the proptest fuzz targets in tests/it/heavy/fuzz.rs (issue 7).
 #
 #   tools/fuzz.sh                 # 100 000 cases per target, then 2 000 long-input cases
 #   CASES=20000 LONG=500 tools/fuzz.sh
@@ -21,7 +21,7 @@ LOG=${LOG:-$(mktemp -t memlayers-fuzz.XXXXXX)}
 
 run() { # cases scale
   MEMLAYERS_FUZZ_CASES=$1 MEMLAYERS_FUZZ_SCALE=$2 MEMLAYERS_SEED=$SEED \
-    cargo test -q --test fuzz -- --nocapture --test-threads=2 >>"$LOG" 2>&1
+    cargo test -q --test it heavy::fuzz -- --nocapture --test-threads=2 >>"$LOG" 2>&1
 }
 
 echo "fuzz: seed=$SEED cases=$CASES per target (+ $LONG at 20× input length); log $LOG"

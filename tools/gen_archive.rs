@@ -8,7 +8,7 @@
 //! the `Y` years from `--start-date` (default: the `Y` years ending on 2026-11-29, so relative
 //! windows like `上周` computed from that date land on data). Each file is a heading line
 //! `# YYYY-MM-DD` followed by the day's entry lines in time order, written with
-//! `memlayers::entry::format_line` at `memlayers::layout::cold_rel`; days without entries get no
+//! `memlayers::files::entry::format_line` at `memlayers::files::cold_rel`; days without entries get no
 //! file. Timestamps are UTC with milliseconds; the local date of every entry in `--tz` equals its
 //! file's date. Nothing else is written (no hot.md, no usage.json, no index).
 //!
@@ -33,8 +33,8 @@ use std::time::Instant;
 use chrono::{DateTime, Duration, LocalResult, Months, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
 use clap::Parser;
-use memlayers::entry::{Entry, format_line};
-use memlayers::layout::{cold_rel, safe_join};
+use memlayers::files::entry::{Entry, format_line};
+use memlayers::files::{cold_rel, safe_join};
 use memlayers::{Error, Result};
 use rand::SeedableRng;
 use rand::rngs::Xoshiro256PlusPlus;
@@ -232,7 +232,7 @@ pub fn to_utc(tz: Tz, day: NaiveDate, ms: u32) -> DateTime<Utc> {
         }
     }
     // No zone has a gap longer than 4 hours; fall back to the day's first instant.
-    memlayers::layout::local_midnight(day, tz)
+    memlayers::files::local_midnight(day, tz)
 }
 
 fn main() {
@@ -271,8 +271,8 @@ fn main() {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use memlayers::entry::{LineKind, parse_line};
-    use memlayers::layout::{day_of_cold_rel, local_date};
+    use memlayers::files::entry::{LineKind, parse_line};
+    use memlayers::files::{day_of_cold_rel, local_date};
     use sha1::{Digest, Sha1};
 
     fn spec(dir: &Path, n: u64, years: u32, seed: u64, start: Option<&str>, tz: &str) -> Spec {

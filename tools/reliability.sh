@@ -5,10 +5,10 @@
 #   tools/reliability.sh --record   # also write it to tools/RELIABILITY_RESULTS.md
 #
 # Budgets (environment, defaults sized for ~10 minutes on 2 cores, debug build):
-#   KILLS=400          SIGKILLs in tests/crash.rs (CI: 120)
-#   PROCS=4 WRITES=1000  concurrent writers × writes in tests/concurrency_stress.rs (CI: 3 × 300)
+#   KILLS=400          SIGKILLs in tests/it/heavy/crash.rs (CI: 120)
+#   PROCS=4 WRITES=1000  concurrent writers × writes in tests/it/heavy/concurrency_stress.rs (CI: 3 × 300)
 #   FUZZ_CASES=10000 FUZZ_LONG=500  cases per fuzz target, and at 20× input length (CI: 200)
-#   BIG_MB=50 TAGS=100000  big day file and distinct tags in tests/hostile_size.rs (CI: 5 / 10 000)
+#   BIG_MB=50 TAGS=100000  big day file and distinct tags in tests/it/heavy/hostile_size.rs (CI: 5 / 10 000)
 #   MEMLAYERS_SEED     replay a run (default: a fresh seed, printed)
 # Every suite asserts "nothing lost" itself; this script stops at the first failing one.
 set -euo pipefail
@@ -40,16 +40,15 @@ step() { # name, then the command; output appended to the log
 }
 pick() { grep -oE "$1" "$LOG" | tail -1; }
 
-cargo test -q --no-run --test crash --test concurrency_stress --test fuzz --test hostile_size --test hostile_paths \
-  --test corrupt_state >>"$LOG" 2>&1
+cargo test -q --no-run --test it >>"$LOG" 2>&1
 
-step "crash: $KILLS kills" env MEMLAYERS_CRASH_KILLS="$KILLS" cargo test -q --test crash -- --nocapture
+step "crash: $KILLS kills" env MEMLAYERS_CRASH_KILLS="$KILLS" cargo test -q --test it heavy::crash -- --nocapture
 step "concurrency: $PROCS x $WRITES" env MEMLAYERS_STRESS_PROCS="$PROCS" MEMLAYERS_STRESS_WRITES="$WRITES" \
-  cargo test -q --test concurrency_stress -- --nocapture
+  cargo test -q --test it heavy::concurrency_stress -- --nocapture
 step "fuzz: $FUZZ_CASES + $FUZZ_LONG long per target" env CASES="$FUZZ_CASES" LONG="$FUZZ_LONG" tools/fuzz.sh
 step "sizes: $BIG_MB MB day file, $TAGS tags" env MEMLAYERS_BIG_MB="$BIG_MB" MEMLAYERS_TAGS="$TAGS" \
-  cargo test -q --test hostile_size -- --nocapture --test-threads=1
-step "paths and corrupt state" cargo test -q --test hostile_paths --test corrupt_state -- --nocapture
+  cargo test -q --test it heavy::hostile_size -- --nocapture --test-threads=1
+step "paths and corrupt state" cargo test -q --test it -- --nocapture hostile_paths corrupt_state
 T1=$(date +%s)
 
 crash=$(pick 'crash: [0-9]+ kills survived.*')
@@ -60,8 +59,8 @@ tags=$(pick 'many tags: .*')
 queries=$(pick '100 000-character queries: .*')
 line=$(pick 'one 1 MB line: .*')
 pages=$(pick 'overwritten index pages: .*')
-n_paths=$(cargo test -q --test hostile_paths -- --list 2>/dev/null | grep -c ': test$' || true)
-n_corrupt=$(cargo test -q --test corrupt_state -- --list 2>/dev/null | grep -c ': test$' || true)
+n_paths=$(cargo test -q --test it hostile_paths -- --list 2>/dev/null | grep -c ': test$' || true)
+n_corrupt=$(cargo test -q --test it corrupt_state -- --list 2>/dev/null | grep -c ': test$' || true)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
 mem=$(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo)
 
@@ -71,19 +70,19 @@ summary=$(cat <<EOF
 Last run of \`tools/reliability.sh\` (issue 7): $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD),
 $(nproc) cores ($cpu, shared), $mem RAM, $(uname -sr), $(rustc --version | cut -d' ' -f1-2), debug build.
 Seed $SEED (\`MEMLAYERS_SEED=$SEED tools/reliability.sh\` replays the same kill points, fuzz inputs and
-corruptions). Total $(( T1 - T0 )) s. CI runs the same suites with small budgets (\`cargo test\`).
+corruptions). Total $(( T1 - T0 )) s. CI runs the same suites with small budgets (\`cargo test --workspace\`).
 
 | suite | budget | result |
 |---|---|---|
-| crash safety (\`tests/crash.rs\`) | $KILLS SIGKILLs at random points of writes, CLI writes, imports, hot-set + eviction, usage.json writes, export, start-up, index rebuilds | ${crash#crash: } |
-| concurrency (\`tests/concurrency_stress.rs\`) | $PROCS writer processes × $WRITES writes, 1 reader, 1 importer, at once | ${conc#concurrency: } |
-| fuzz (\`tests/fuzz.rs\`, \`tools/fuzz.sh\`) | $FUZZ_CASES cases per target + $FUZZ_LONG at 20× input length; 7 targets | ${fuzz_total#fuzz total: } |
-| big day file (\`tests/hostile_size.rs\`) | $BIG_MB MB | ${big#big day file: } |
+| crash safety (\`tests/it/heavy/crash.rs\`) | $KILLS SIGKILLs at random points of writes, CLI writes, imports, hot-set + eviction, usage.json writes, export, start-up, index rebuilds | ${crash#crash: } |
+| concurrency (\`tests/it/heavy/concurrency_stress.rs\`) | $PROCS writer processes × $WRITES writes, 1 reader, 1 importer, at once | ${conc#concurrency: } |
+| fuzz (\`tests/it/heavy/fuzz.rs\`, \`tools/fuzz.sh\`) | $FUZZ_CASES cases per target + $FUZZ_LONG at 20× input length; 7 targets | ${fuzz_total#fuzz total: } |
+| big day file (\`tests/it/heavy/hostile_size.rs\`) | $BIG_MB MB | ${big#big day file: } |
 | many tags | $TAGS distinct tags | ${tags#many tags: } |
 | long queries | 100 000 characters | ${queries#100 000-character queries: } |
 | long line | 1 MB single line | ${line#one 1 MB line: } |
-| paths (\`tests/hostile_paths.rs\`) | $n_paths cases: ../, absolute paths, NUL/control chars, symlinks out of the root (month, day file, cold/, summaries/, hot.md, usage.json, index, .lock) | all pass: nothing read or written outside the data root |
-| corrupt state (\`tests/corrupt_state.rs\`) | $n_corrupt cases: index pages, WAL, foreign DB; usage.json shapes; hot.md markers; invalid UTF-8/NUL cold files; hand edits | all pass: rebuilt or reported, nothing lost; ${pages} (never a wrong answer; see the ignored test \`an_index_with_overwritten_pages_is_always_rebuilt\`) |
+| paths (\`tests/it/hostile_paths.rs\`) | $n_paths cases: ../, absolute paths, NUL/control chars, symlinks out of the root (month, day file, cold/, summaries/, hot.md, usage.json, index, .lock) | all pass: nothing read or written outside the data root |
+| corrupt state (\`tests/it/corrupt_state.rs\`) | $n_corrupt cases: index pages, WAL, foreign DB; usage.json shapes; hot.md markers; invalid UTF-8/NUL cold files; hand edits | all pass: rebuilt or reported, nothing lost; ${pages} (never a wrong answer; see the ignored test \`an_index_with_overwritten_pages_is_always_rebuilt\`) |
 
 Per fuzz target:
 

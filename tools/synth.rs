@@ -5,7 +5,7 @@
 //! `PR #123`, `368 元`); a share of entries is written wholly in English, and a few are long
 //! (300+ characters, like reading notes or a retrospective).
 
-use memlayers::entry::Source;
+use memlayers::files::entry::Source;
 use rand::distr::Distribution;
 use rand::distr::weighted::WeightedIndex;
 use rand::{Rng, RngExt};

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Duration, FixedOffset, NaiveDate, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;
 
-use crate::layout::{local_date, local_midnight};
+use crate::files::{local_date, local_midnight};
 
 /// A clock time read from text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -6,11 +6,11 @@ use chrono_tz::Tz;
 
 use super::hygiene::normalize;
 use super::{FileSplit, ImportedEntry, Warning};
-use crate::entry::{LineKind, parse_line};
-use crate::layout::local_date;
+use crate::files::entry::{LineKind, parse_line};
+use crate::files::local_date;
 
 /// Parses one cold file (`cold/YYYY-MM/YYYY-MM-DD.md`, local date `day`) with
-/// [`crate::entry::parse_line`]: each entry line keeps its own timestamp, tag, content and source
+/// [`crate::files::entry::parse_line`]: each entry line keeps its own timestamp, tag, content and source
 /// marker (none is added); lines that start like an entry but cannot be read are warnings
 /// (`malformed entry line: <reason>`, with the line); other lines (headings, notes, blanks) are
 /// ignored as the plugin ignores them. An entry whose timestamp falls on another local date in
@@ -46,7 +46,7 @@ pub fn parse_cold_file(text: &str, day: NaiveDate, tz: Tz, rel_path: &str) -> Fi
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::{Source, format_ts};
+    use crate::files::entry::{Source, format_ts};
 
     #[test]
     fn entries_are_kept_as_written() {

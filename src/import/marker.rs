@@ -1,7 +1,7 @@
 //! The source marker of an imported entry: `〔src:import:<escaped relative path>#<line>〕`
 //! (issue 5, "Source").
 //!
-//! The marker parser (`crate::entry`) takes everything between `〔src:` and the LAST `#` as the
+//! The marker parser (`crate::files::entry`) takes everything between `〔src:` and the LAST `#` as the
 //! conversation key, and splits what follows at the first `/` into seq and msgId. So a path
 //! may hold `/` (it sits before the last `#`, where `/` means nothing), but the characters
 //! below are percent-encoded (`%` + two upper-case hex digits per UTF-8 byte):
@@ -18,7 +18,7 @@
 //! `〔src:import:journal/2022_03_02.md#5〕` reads like the path it is. (The `percent-encoding`
 //! crate encodes every non-ASCII byte, which would turn `日记/2022年3月2日.md` into `%E6…`.)
 
-use crate::entry::Source;
+use crate::files::entry::Source;
 
 fn needs_escape(c: char) -> bool {
     matches!(c, '%' | '#' | '〔' | '〕') || c.is_whitespace() || c.is_control()
@@ -71,7 +71,7 @@ pub fn import_source(rel_path: &str, line: usize) -> Source {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::{LineKind, format_line, parse_line};
+    use crate::files::entry::{LineKind, format_line, parse_line};
 
     #[test]
     fn plain_paths_stay_readable() {
@@ -98,7 +98,7 @@ mod tests {
         ] {
             let src = import_source(path, 12);
             src.validate().unwrap();
-            let line = format_line(&crate::entry::Entry {
+            let line = format_line(&crate::files::entry::Entry {
                 ts: chrono::DateTime::parse_from_rfc3339("2022-01-01T00:00:00Z").unwrap().to_utc(),
                 tag: "import".into(),
                 content: "text".into(),

@@ -139,7 +139,7 @@
 //! ## `dsh` archives
 //!
 //! `cold/YYYY-MM/YYYY-MM-DD.md` files (month folder matching the date) are read with
-//! `crate::entry::parse_line`: entry lines keep their own timestamp, tag, text and source
+//! `crate::files::entry::parse_line`: entry lines keep their own timestamp, tag, text and source
 //! marker (none is added); malformed entry lines are warnings with file and line; other lines
 //! are ignored. Entries whose time falls on another local date in `tz` stay in their file's
 //! day, with one warning per file. `hot.md`, `summaries/` and `usage.json` are not imported.
@@ -187,7 +187,7 @@ pub use text::{MAX_ENTRY_CHARS, MAX_TAG_CHARS};
 pub struct ImportedEntry {
     /// The entry: UTC timestamp, tag, one-line text, source marker
     /// (`import:<escaped rel path>` / `<line>` for Markdown archives; the original one for dsh).
-    pub entry: crate::entry::Entry,
+    pub entry: crate::files::entry::Entry,
     /// Path of the source file relative to the archive root, `/`-separated, not escaped.
     pub rel_path: String,
     /// 1-based line where the entry starts in that file.

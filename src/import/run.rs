@@ -15,8 +15,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{Format, ScanSummary, scan};
-use crate::entry::Entry;
-use crate::memory::Memory;
+use crate::files::entry::Entry;
+use crate::index::Store;
 use crate::{Error, Result};
 
 /// What an import did (`memlayers import --json`).
@@ -39,7 +39,7 @@ pub struct ImportReport {
     pub scan: ScanSummary,
 }
 
-impl Memory {
+impl Store {
     /// Imports an archive folder (`format` or auto-detected) into this data root. `progress`
     /// receives (days done, days total). Errors: the folder cannot be read, or is this data
     /// root's own `cold/` parent with format other than dsh (field `path`); a lock timeout.

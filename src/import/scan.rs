@@ -15,7 +15,7 @@ use super::hygiene::decode;
 use super::skip::skip_reason;
 use super::split::split_day_file;
 use super::{DayPlan, Format, ScanReport, Skipped, Warning};
-use crate::layout::day_of_cold_rel;
+use crate::files::day_of_cold_rel;
 use crate::{Error, Result};
 
 /// Reason for a file that was read but gave no entry.
@@ -28,7 +28,7 @@ pub const NO_ENTRIES: &str = "no entries (empty, or only headings, properties or
 ///   followed (listed as skipped); hidden folders (`.git`, `.obsidian`, `.trash`) are listed
 ///   once as skipped and not entered.
 /// * Which files are days: [`skip_reason`] for Markdown archives; for `Dsh`, names of the form
-///   `cold/YYYY-MM/YYYY-MM-DD.md` (`crate::layout::day_of_cold_rel`).
+///   `cold/YYYY-MM/YYYY-MM-DD.md` (`crate::files::day_of_cold_rel`).
 /// * Order: days ascending; the files of one day by relative path (byte order, so
 ///   `2022-03-02.md` before `2022_03_02.md`); entries in file order, ordinals counting across the
 ///   day's files. `skipped` is sorted by path; `warnings` come in day order.
@@ -192,7 +192,7 @@ fn walk(root: &Path, walk_root: &Path, report: &mut ScanReport) -> Result<Vec<St
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::format_ts;
+    use crate::files::entry::format_ts;
 
     fn write(root: &Path, rel: &str, text: &[u8]) {
         let p = root.join(rel);
@@ -304,6 +304,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(unix)]
     fn symlinks_are_not_followed() {
         let dir = tempfile::tempdir().unwrap();
         let r = dir.path();

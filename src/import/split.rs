@@ -11,7 +11,7 @@ use super::hygiene::normalize;
 use super::marker::import_source;
 use super::text::{MAX_ENTRY_CHARS, collapse_ws, first_hashtag, is_separator_only, split_long, unwikilink};
 use super::{FileSplit, ImportedEntry, Warning, frontmatter, markdown};
-use crate::entry::Entry;
+use crate::files::entry::Entry;
 
 /// The tag of an entry with neither a `#tag` nor a heading above it (issue 5).
 pub const DEFAULT_TAG: &str = "import";
@@ -124,7 +124,7 @@ pub fn split_day_file(text: &str, day: NaiveDate, tz: Tz, rel_path: &str, first_
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::entry::format_ts;
+    use crate::files::entry::format_ts;
     use chrono_tz::Asia::Shanghai;
 
     fn day() -> NaiveDate {
@@ -264,15 +264,15 @@ mod tests {
             let d = day();
             let out = split_day_file(&text, d, Shanghai, &path, 0);
             for e in &out.entries {
-                let line = crate::entry::format_line(&e.entry);
-                let crate::entry::LineKind::Entry(back) = crate::entry::parse_line(&line) else {
+                let line = crate::files::entry::format_line(&e.entry);
+                let crate::files::entry::LineKind::Entry(back) = crate::files::entry::parse_line(&line) else {
                     panic!("unreadable line {line:?}");
                 };
                 proptest::prop_assert_eq!(&back, &e.entry);
                 proptest::prop_assert!(!e.entry.content.is_empty());
                 proptest::prop_assert!(!e.entry.content.contains(|c: char| c.is_control()));
                 proptest::prop_assert!(!e.entry.tag.contains(['[', ']', '\n']) && e.entry.tag.chars().count() <= 32);
-                proptest::prop_assert_eq!(crate::layout::local_date(e.entry.ts, Shanghai), d);
+                proptest::prop_assert_eq!(crate::files::local_date(e.entry.ts, Shanghai), d);
                 e.entry.source.as_ref().unwrap().validate().unwrap();
             }
         }

@@ -1,0 +1,323 @@
+//! The `memlayers` command line: one subcommand per tool, JSON out with the plugin's field
+//! names. Exit codes: 0 ok, 2 bad input (bad arguments, invalid values), 1 internal error.
+
+pub mod demo;
+pub mod layers;
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use clap::{Parser, Subcommand};
+use serde::Serialize;
+
+use crate::files::entry::Source;
+use crate::layers::cold::WriteArgs;
+use crate::{Config, Error, Memory, Result};
+
+/// memlayers — layered long-term memory for LLM agents (Markdown canonical, SQLite index).
+#[derive(Debug, Parser)]
+#[command(name = "memlayers", version, about)]
+pub struct Cli {
+    /// Data root to use as is (else config dataRoot → <dataRoot>/memory, else
+    /// $DSH_HOME/dsh-memory-layers, else ~/.dsh/dsh-memory-layers).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data_root: Option<PathBuf>,
+    /// JSON config file with the plugin's keys (hotLimit, halfLifeDays, timezone, …).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Compact one-line JSON instead of pretty-printed JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// IANA time zone overriding config `timezone` (partitions files, frames time words).
+    #[arg(long, global = true, value_name = "ZONE")]
+    pub tz: Option<String>,
+    /// Pin "now" (RFC 3339 instant) instead of reading the clock.
+    #[arg(long, global = true, value_name = "RFC3339")]
+    pub now: Option<String>,
+    /// The tool to run.
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Cmd {
+    /// mem_write: append one memory to today's cold file.
+    Write {
+        /// The text (one line; whitespace collapsed; ≤ 4000 characters).
+        text: String,
+        /// Tag (brackets removed).
+        #[arg(long)]
+        tag: Option<String>,
+        /// Also add it to the hot layer's candidates.
+        #[arg(long)]
+        important: bool,
+        /// Source as JSON: {"conv": "...", "seq": 12, "msgId": "..."}.
+        #[arg(long, value_name = "JSON")]
+        source: Option<String>,
+    },
+    /// mem_recall: keyword recall across all months.
+    Recall {
+        /// Keyword(s), space-separated.
+        keyword: String,
+        /// 1–50, default 10.
+        #[arg(long)]
+        limit: Option<i64>,
+        /// and (default) | or | any.
+        #[arg(long)]
+        mode: Option<String>,
+    },
+    /// mem_recent: entries of the last N local days, newest first.
+    Recent {
+        /// 1–365, default 3.
+        #[arg(long)]
+        days: Option<i64>,
+        /// 1–200, default 50.
+        #[arg(long)]
+        limit: Option<i64>,
+    },
+    /// mem_by_tag: entries with this tag (case-insensitive; "-" = untagged).
+    ByTag {
+        /// The tag.
+        tag: String,
+        /// 1–200, default 20.
+        #[arg(long)]
+        limit: Option<i64>,
+    },
+    /// mem_by_date: entries of a closed local-date range.
+    ByDate {
+        /// First date, YYYY-MM-DD.
+        from: String,
+        /// Last date (inclusive), YYYY-MM-DD.
+        to: String,
+        /// 1–200, default 50.
+        #[arg(long)]
+        limit: Option<i64>,
+    },
+    /// Bring the index up to date with the files (re-read everything with --full).
+    Sync {
+        /// Re-read every file, not only changed ones.
+        #[arg(long)]
+        full: bool,
+    },
+    /// Compare the index with the files and report differences (changes nothing).
+    Check,
+    /// Time-gated retrieval: a time expression in the query becomes a window applied before
+    /// BM25 ranking ("上周 约定", "前天晚上我吃了什么", "last week rust").
+    Retrieve {
+        /// The query, with or without a time expression.
+        query: String,
+        /// Explicit window start (local date YYYY-MM-DD); skips time parsing. Needs --to.
+        #[arg(long, requires = "to")]
+        from: Option<String>,
+        /// Explicit window end (local date, inclusive). Needs --from.
+        #[arg(long, requires = "from")]
+        to: Option<String>,
+        /// 1–50, default 10.
+        #[arg(long)]
+        limit: Option<i64>,
+        /// Show the window, the FTS5 query and per-hit score parts.
+        #[arg(long)]
+        explain: bool,
+    },
+    /// Parse a time expression into a window (no data root needed).
+    TimeWindow {
+        /// Text with a time expression, e.g. "上周三" or "last week".
+        text: String,
+    },
+    /// The main job on the bundled example archive: import it into a fresh data root and ask
+    /// it time questions, with and without the time gate.
+    Demo {
+        /// The example archive (default examples/archive).
+        #[arg(long)]
+        archive: Option<PathBuf>,
+    },
+    /// Import an archive: daily notes (Obsidian, OpenClaw, plain YYYY-MM-DD.md), a Logseq
+    /// graph, or another dsh-memory-layers data root. Idempotent.
+    Import {
+        /// The archive folder (read only).
+        path: PathBuf,
+        /// daily-notes | logseq | dsh (detected when omitted).
+        #[arg(long)]
+        format: Option<String>,
+    },
+    /// The layer tools: hot-get, hot-set, summarize, stats, export, session-end.
+    #[command(flatten)]
+    Layer(crate::cli::layers::LayerCmd),
+}
+
+/// Runs the CLI; returns the process exit code.
+pub fn main() -> i32 {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return code;
+        }
+    };
+    let json = cli.json;
+    match run(cli) {
+        Ok(out) => {
+            use std::io::Write;
+            // A closed pipe (`| head`) is not an error worth a panic.
+            let _ = writeln!(std::io::stdout().lock(), "{out}");
+            0
+        }
+        Err(e) => {
+            if json {
+                eprintln!("{}", serde_json::json!({ "error": e.to_string() }));
+            } else {
+                eprintln!("error: {e}");
+            }
+            if e.is_bad_input() { 2 } else { 1 }
+        }
+    }
+}
+
+fn render<T: Serialize>(v: &T, compact: bool) -> Result<String> {
+    let r = if compact { serde_json::to_string(v) } else { serde_json::to_string_pretty(v) };
+    r.map_err(|e| Error::Json { what: "output".into(), source: e })
+}
+
+/// Loads the config file (if any) and applies `--tz`; prints config warnings to stderr.
+fn load_config(cli: &Cli) -> Result<Config> {
+    let mut config = match &cli.config {
+        Some(p) => {
+            // The config file is the caller's input: unreadable or not JSON is bad input (exit 2).
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| Error::bad("config", format!("cannot read {}: {e}", p.display())))?;
+            let (c, warnings) = Config::from_json(&text).map_err(|e| match e {
+                Error::Json { source, .. } => {
+                    Error::bad("config", format!("{} is not valid JSON: {source}", p.display()))
+                }
+                other => other,
+            })?;
+            for w in warnings {
+                eprintln!("warning: config {}: {w}", p.display());
+            }
+            c
+        }
+        None => Config::default(),
+    };
+    if let Some(tz) = &cli.tz {
+        config.timezone = crate::config::parse_tz("tz", tz)?;
+    }
+    Ok(config)
+}
+
+/// Parses `--now`; the error names the field.
+pub fn parse_now(s: &str) -> Result<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| Error::bad("now", format!("{s:?} is not an RFC 3339 instant such as 2026-11-29T12:00:00+08:00")))
+}
+
+fn data_root(cli: &Cli, config: &Config) -> PathBuf {
+    match &cli.data_root {
+        Some(d) => d.clone(),
+        None => crate::files::resolve_data_root(
+            config.data_root.as_deref(),
+            std::env::var("DSH_HOME").ok().as_deref(),
+            std::env::var_os("HOME").map(PathBuf::from).as_deref(),
+        ),
+    }
+}
+
+fn open(cli: &Cli) -> Result<Memory> {
+    let config = load_config(cli)?;
+    let root = data_root(cli, &config);
+    let mut mem = if matches!(cli.cmd, Cmd::Check) {
+        Memory::open_unsynced(&root, config)?
+    } else {
+        Memory::open(&root, config)?
+    };
+    for w in mem.warnings() {
+        eprintln!("warning: {w}");
+    }
+    for m in &mem.open_report().malformed {
+        eprintln!("warning: {}:{}: {}", m.file, m.line, m.reason);
+    }
+    if let Some(n) = &cli.now {
+        mem = mem.with_now(parse_now(n)?);
+    }
+    Ok(mem)
+}
+
+fn run(cli: Cli) -> Result<String> {
+    let compact = cli.json;
+    let pinned = cli.now.as_deref().map(parse_now).transpose()?;
+    if let Cmd::TimeWindow { text } = &cli.cmd {
+        let config = load_config(&cli)?;
+        #[allow(clippy::disallowed_methods)] // the CLI edge reads the clock when --now is absent
+        let now = pinned.unwrap_or_else(Utc::now);
+        let p = crate::temporal::parse(text, now, config.timezone);
+        return render(&serde_json::json!({ "window": p.window, "rest": p.rest }), compact);
+    }
+    if let Cmd::Demo { archive } = &cli.cmd {
+        let mut config = load_config(&cli)?;
+        if cli.tz.is_none() {
+            config.timezone = chrono_tz::Asia::Shanghai;
+        }
+        let root = match &cli.data_root {
+            Some(d) => d.clone(),
+            None => std::env::temp_dir().join(format!("memlayers-demo-{}", std::process::id())),
+        };
+        return crate::cli::demo::run(&crate::cli::demo::find_archive(archive.as_deref())?, &root, config);
+    }
+    let mem = open(&cli)?;
+    match &cli.cmd {
+        Cmd::Write { text, tag, important, source } => {
+            let source = match source {
+                Some(s) => Some(serde_json::from_str::<Source>(s).map_err(|e| {
+                    Error::bad("source", format!("expected {{\"conv\":…,\"seq\":…,\"msgId\"?:…}}: {e}"))
+                })?),
+                None => None,
+            };
+            let args = WriteArgs { text: text.clone(), tag: tag.clone(), important: *important, source };
+            render(&mem.write(&args)?, compact)
+        }
+        Cmd::Recall { keyword, limit, mode } => render(&mem.recall(keyword, *limit, mode.as_deref())?, compact),
+        Cmd::Recent { days, limit } => render(&mem.recent(*days, *limit)?, compact),
+        Cmd::ByTag { tag, limit } => render(&mem.by_tag(tag, *limit)?, compact),
+        Cmd::ByDate { from, to, limit } => render(&mem.by_date(from, to, *limit)?, compact),
+        Cmd::Sync { full } => {
+            let rep = if *full { mem.sync_with_progress(true, &mut |_| {})? } else { mem.open_report().clone() };
+            render(&rep, compact)
+        }
+        Cmd::Check => render(&mem.check()?, compact),
+        Cmd::Retrieve { query, from, to, limit, explain } => {
+            let time_range = match (from, to) {
+                (Some(f), Some(t)) => Some(crate::query::retrieve::TimeRange::Dates {
+                    from: crate::files::parse_date("from", f)?,
+                    to: crate::files::parse_date("to", t)?,
+                }),
+                _ => None,
+            };
+            let args = crate::query::retrieve::RetrieveArgs {
+                query: query.clone(),
+                time_range,
+                tz: None,
+                limit: *limit,
+                explain: *explain,
+            };
+            render(&mem.retrieve(&args)?, compact)
+        }
+        Cmd::TimeWindow { .. } | Cmd::Demo { .. } => unreachable!("handled before opening the data root"),
+        Cmd::Import { path, format } => {
+            let format = format.as_deref().map(str::parse::<crate::import::Format>).transpose()?;
+            let bar = indicatif::ProgressBar::new(0);
+            bar.set_style(
+                indicatif::ProgressStyle::with_template("importing {bar:40} {pos}/{len} days {elapsed}")
+                    .expect("valid template"),
+            );
+            let rep = mem.import(path, format, &mut |done, total| {
+                bar.set_length(total as u64);
+                bar.set_position(done as u64);
+            });
+            bar.finish_and_clear();
+            render(&rep?, compact)
+        }
+        Cmd::Layer(c) => crate::cli::layers::run(&mem, c, compact),
+    }
+}

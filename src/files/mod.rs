@@ -1,0 +1,219 @@
+//! Where things live under the data root, local dates, ISO weeks, and atomic writes.
+//!
+//! Layout, per dsh-memory-layers v1.2.1 (seeds/002, "数据布局"):
+//!
+//! ```text
+//! <root>/hot.md
+//! <root>/cold/2026-10/2026-10-21.md      one file per LOCAL date
+//! <root>/summaries/day/2026-10-21.md
+//! <root>/summaries/week/2026-W43.md      ISO-8601 week
+//! <root>/summaries/month/2026-10.md
+//! <root>/usage.json
+//! <root>/index.sqlite3                   derived, rebuildable (memlayers)
+//! <root>/.lock                           writer lock (memlayers)
+//! ```
+//!
+//! Nothing outside the root is ever read or written: every path is built here from dates and
+//! fixed names, never from caller text.
+
+pub mod entry;
+pub mod identity;
+pub mod lock;
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
+use chrono_tz::Tz;
+
+use crate::{Error, Result};
+
+/// Resolves the data root the way the plugin does (seeds/002 "配置", `dataRoot`):
+/// `data_root` (config `dataRoot`, non-empty) → `<dataRoot>/memory`; else
+/// `$DSH_HOME/dsh-memory-layers`; else `~/.dsh/dsh-memory-layers`.
+/// `home` and `dsh_home` are passed in so the function is pure.
+pub fn resolve_data_root(data_root: Option<&str>, dsh_home: Option<&str>, home: Option<&Path>) -> PathBuf {
+    if let Some(d) = data_root.filter(|d| !d.trim().is_empty()) {
+        return Path::new(d.trim()).join("memory");
+    }
+    if let Some(h) = dsh_home.filter(|h| !h.is_empty()) {
+        return Path::new(h).join("dsh-memory-layers");
+    }
+    home.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(".")).join(".dsh").join("dsh-memory-layers")
+}
+
+/// The cold file of a local date, relative to the data root: `cold/YYYY-MM/YYYY-MM-DD.md`.
+pub fn cold_rel(day: NaiveDate) -> String {
+    format!("cold/{}/{}.md", day.format("%Y-%m"), day.format("%Y-%m-%d"))
+}
+
+/// Reads the local date back from a cold file path relative to the root
+/// (`cold/YYYY-MM/YYYY-MM-DD.md`, month folder matching the date). `None` for anything else.
+pub fn day_of_cold_rel(rel: &str) -> Option<NaiveDate> {
+    let rest = rel.strip_prefix("cold/")?;
+    let (month, file) = rest.split_once('/')?;
+    let stem = file.strip_suffix(".md")?;
+    let day = NaiveDate::parse_from_str(stem, "%Y-%m-%d").ok()?;
+    (stem.len() == 10 && day.format("%Y-%m").to_string() == month).then_some(day)
+}
+
+/// The local date of a UTC instant in `tz`.
+pub fn local_date(ts: DateTime<Utc>, tz: Tz) -> NaiveDate {
+    ts.with_timezone(&tz).date_naive()
+}
+
+/// The UTC instant of local midnight starting `day` in `tz`. On a day whose midnight does not
+/// exist (a DST gap at 00:00) the first existing local instant of that day is used.
+pub fn local_midnight(day: NaiveDate, tz: Tz) -> DateTime<Utc> {
+    use chrono::TimeZone;
+    let mut t = day.and_hms_opt(0, 0, 0).expect("midnight exists");
+    for _ in 0..48 {
+        if let Some(dt) = tz.from_local_datetime(&t).earliest() {
+            return dt.with_timezone(&Utc);
+        }
+        t += chrono::Duration::minutes(30);
+    }
+    tz.from_utc_datetime(&day.and_hms_opt(0, 0, 0).unwrap()).with_timezone(&Utc)
+}
+
+/// ISO-8601 week label of a date: `2026-W43` (the ISO week-numbering year, which can differ
+/// from the calendar year around January 1).
+pub fn iso_week_label(day: NaiveDate) -> String {
+    let w = day.iso_week();
+    format!("{}-W{:02}", w.year(), w.week())
+}
+
+/// Monday of the ISO week holding `day`.
+pub fn monday_of(day: NaiveDate) -> NaiveDate {
+    day - chrono::Duration::days(day.weekday().num_days_from_monday() as i64)
+}
+
+/// The day number used in entry ids: days since 0001-01-01 (proleptic Gregorian, CE day 1).
+pub fn day_number(day: NaiveDate) -> i64 {
+    day.num_days_from_ce() as i64
+}
+
+/// Inverse of [`day_number`].
+pub fn day_from_number(n: i64) -> Option<NaiveDate> {
+    NaiveDate::from_num_days_from_ce_opt(i32::try_from(n).ok()?)
+}
+
+/// Writes `bytes` to `path` atomically: a temp file in the same directory, fsync, rename over
+/// the target, fsync of the directory. Readers see the old file or the new one, never a torn
+/// one. Parent directories are created. Temp files are named `.<name>.tmp-<pid>-<n>` so that
+/// sync never mistakes them for data (they do not end in `.md`).
+pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
+    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let dir = path.parent().ok_or_else(|| Error::OutsideRoot(path.to_path_buf()))?;
+    fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
+    let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let tmp = dir.join(format!(".{name}.tmp-{}-{n}", std::process::id()));
+    let result = (|| {
+        let mut f = fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        drop(f);
+        fs::rename(&tmp, path)?;
+        if let Ok(d) = fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        Error::io(path, e)
+    })
+}
+
+/// Joins a relative path (as built by this module) onto the root, refusing anything that
+/// could leave it: absolute paths, `..`, NUL, and symlinks (at any level under the root) that
+/// resolve outside the root.
+pub fn safe_join(root: &Path, rel: &str) -> Result<PathBuf> {
+    let p = Path::new(rel);
+    let ok =
+        !rel.is_empty() && !rel.contains('\0') && p.components().all(|c| matches!(c, std::path::Component::Normal(_)));
+    if !ok {
+        return Err(Error::OutsideRoot(p.to_path_buf()));
+    }
+    let full = root.join(p);
+    // A symlink anywhere on the way must still land inside the root.
+    let canon_root = root.canonicalize().unwrap_or_else(|_| root.to_path_buf());
+    let mut probe = root.to_path_buf();
+    for c in p.components() {
+        probe.push(c);
+        match fs::symlink_metadata(&probe) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = probe.canonicalize().map_err(|_| Error::OutsideRoot(full.clone()))?;
+                if !target.starts_with(&canon_root) {
+                    return Err(Error::OutsideRoot(full));
+                }
+            }
+            Ok(_) => {}
+            Err(_) => break,
+        }
+    }
+    Ok(full)
+}
+
+/// Parses a strict `YYYY-MM-DD` local date; the error names `field`.
+pub fn parse_date(field: &str, s: &str) -> Result<NaiveDate> {
+    let ok = s.len() == 10 && s.as_bytes()[4] == b'-' && s.as_bytes()[7] == b'-';
+    match NaiveDate::parse_from_str(s, "%Y-%m-%d") {
+        Ok(d) if ok => Ok(d),
+        _ => Err(Error::bad(field, format!("{s:?} is not a valid date YYYY-MM-DD"))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_root_resolution_order() {
+        let home = Path::new("/home/u");
+        assert_eq!(resolve_data_root(Some("/d"), Some("/h"), Some(home)), PathBuf::from("/d/memory"));
+        assert_eq!(resolve_data_root(Some(" "), Some("/h"), Some(home)), PathBuf::from("/h/dsh-memory-layers"));
+        assert_eq!(resolve_data_root(None, None, Some(home)), PathBuf::from("/home/u/.dsh/dsh-memory-layers"));
+    }
+
+    #[test]
+    fn cold_paths_and_weeks() {
+        let d = NaiveDate::from_ymd_opt(2026, 4, 12).unwrap();
+        assert_eq!(cold_rel(d), "cold/2026-04/2026-04-12.md");
+        assert_eq!(day_of_cold_rel("cold/2026-04/2026-04-12.md"), Some(d));
+        assert_eq!(day_of_cold_rel("cold/2026-05/2026-04-12.md"), None);
+        assert_eq!(day_of_cold_rel("cold/2026-04/2026-04-12.md.tmp"), None);
+        // 2027-01-01 is a Friday: ISO week 53 of 2026.
+        assert_eq!(iso_week_label(NaiveDate::from_ymd_opt(2027, 1, 1).unwrap()), "2026-W53");
+        assert_eq!(iso_week_label(NaiveDate::from_ymd_opt(2026, 10, 21).unwrap()), "2026-W43");
+        assert_eq!(
+            monday_of(NaiveDate::from_ymd_opt(2026, 11, 29).unwrap()),
+            NaiveDate::from_ymd_opt(2026, 11, 23).unwrap()
+        );
+    }
+
+    #[test]
+    fn shanghai_partition_example() {
+        // seeds/002 + issue 2: 2026-04-11T19:53Z is 2026-04-12 03:53 in Asia/Shanghai.
+        let ts = DateTime::parse_from_rfc3339("2026-04-11T19:53:00Z").unwrap().with_timezone(&Utc);
+        assert_eq!(local_date(ts, chrono_tz::Asia::Shanghai), NaiveDate::from_ymd_opt(2026, 4, 12).unwrap());
+        assert_eq!(
+            local_midnight(NaiveDate::from_ymd_opt(2026, 4, 12).unwrap(), chrono_tz::Asia::Shanghai).to_rfc3339(),
+            "2026-04-11T16:00:00+00:00"
+        );
+    }
+
+    #[test]
+    #[cfg(unix)]
+    fn safe_join_refuses_escapes() {
+        let dir = tempfile::tempdir().unwrap();
+        assert!(safe_join(dir.path(), "../x").is_err());
+        assert!(safe_join(dir.path(), "/etc/passwd").is_err());
+        assert!(safe_join(dir.path(), "a\0b").is_err());
+        std::os::unix::fs::symlink("/tmp", dir.path().join("out")).unwrap();
+        assert!(safe_join(dir.path(), "out/x.md").is_err());
+        assert_eq!(safe_join(dir.path(), "cold/a.md").unwrap(), dir.path().join("cold/a.md"));
+    }
+}

@@ -1,0 +1,149 @@
+//! `check`: compares the index with the files and reports every difference, changing nothing.
+
+use serde::Serialize;
+
+use crate::index::Store;
+use crate::index::sync::{Malformed, scan_disk, sha1_hex};
+use crate::{Error, Result};
+
+/// What `check` found. `clean` is true when the index mirrors the files exactly.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CheckReport {
+    /// True when nothing below is non-empty (malformed lines and temp files do not count:
+    /// they are reported, but the index is consistent with them).
+    pub clean: bool,
+    /// Cold files on disk.
+    pub files: usize,
+    /// Entries in the index.
+    pub entries: i64,
+    /// Files on disk that the index does not know.
+    pub not_indexed: Vec<String>,
+    /// Files whose content differs from what was indexed.
+    pub stale: Vec<String>,
+    /// Files the index knows that are gone from disk.
+    pub gone: Vec<String>,
+    /// Files whose entry count in the index differs from the files table.
+    pub count_mismatch: Vec<String>,
+    /// True when the FTS5 table holds a different number of rows than `entries`.
+    pub fts_mismatch: bool,
+    /// SQLite's `PRAGMA quick_check` of the index: `ok`, or the first problem found. Opening
+    /// checks only the header and schema (a full check costs seconds at a million entries), so
+    /// damaged pages deeper in the file are found here; the remedy is to delete
+    /// `index.sqlite3`, which the next open rebuilds from the files.
+    pub integrity: String,
+    /// Entry-looking lines that could not be read.
+    pub malformed: Vec<Malformed>,
+    /// Leftover temp files from interrupted writes (never read as data; safe to delete).
+    pub temp_files: Vec<String>,
+    /// Files and folders under `cold/` that are not read because they do not follow the
+    /// layout `cold/YYYY-MM/YYYY-MM-DD.md` (a day file in another month's folder, an
+    /// impossible date, notes, symlinks): reported so a misplaced file is not silently lost.
+    pub ignored: Vec<String>,
+}
+
+impl Store {
+    /// Compares index and files without modifying either. Meaningful on a handle opened with
+    /// [`Memory::open_unsynced`]; on a synced handle it reports what the sync left.
+    pub fn check(&self) -> Result<CheckReport> {
+        let c = self.conn()?;
+        let disk = scan_disk(self.root())?;
+        let mut rep = CheckReport { files: disk.len(), ..Default::default() };
+        rep.integrity = c
+            .query_row("PRAGMA quick_check(1)", [], |r| r.get::<_, String>(0))
+            .unwrap_or_else(|e| format!("quick_check failed: {e}"));
+        if rep.integrity != "ok" {
+            // The counts below may fail on a damaged file; the integrity line already says why.
+            rep.temp_files = temp_files(self.root());
+            rep.ignored = ignored_under_cold(self.root());
+            return Ok(rep);
+        }
+        let known = crate::index::mirror::known(&c, crate::index::mirror::Table::Files)?;
+        for f in &disk {
+            match known.get(&f.rel) {
+                None => rep.not_indexed.push(f.rel.clone()),
+                Some(k) => {
+                    let path = self.root().join(&f.rel);
+                    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+                    if sha1_hex(&bytes) != k.hash {
+                        rep.stale.push(f.rel.clone());
+                    }
+                }
+            }
+        }
+        let on_disk: std::collections::HashSet<&str> = disk.iter().map(|f| f.rel.as_str()).collect();
+        rep.gone = known.keys().filter(|k| !on_disk.contains(k.as_str())).cloned().collect();
+        rep.gone.sort();
+        let mut st = c.prepare(
+            "SELECT f.path FROM files f LEFT JOIN (SELECT file, count(*) AS n FROM entries GROUP BY file) e \
+             ON e.file = f.path WHERE coalesce(e.n, 0) != f.entries",
+        )?;
+        rep.count_mismatch = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+        rep.entries = c.query_row("SELECT count(*) FROM entries", [], |r| r.get(0))?;
+        let fts: i64 = c.query_row("SELECT count(*) FROM entries_fts", [], |r| r.get(0))?;
+        rep.fts_mismatch = fts != rep.entries;
+        let mut st = c.prepare("SELECT file, line, reason FROM malformed ORDER BY file, line")?;
+        rep.malformed = st
+            .query_map([], |r| Ok(Malformed { file: r.get(0)?, line: r.get(1)?, reason: r.get(2)? }))?
+            .collect::<rusqlite::Result<_>>()?;
+        rep.temp_files = temp_files(self.root());
+        rep.ignored = ignored_under_cold(self.root());
+        rep.clean = rep.integrity == "ok"
+            && rep.not_indexed.is_empty()
+            && rep.stale.is_empty()
+            && rep.gone.is_empty()
+            && rep.count_mismatch.is_empty()
+            && !rep.fts_mismatch;
+        Ok(rep)
+    }
+}
+
+/// Temp files left by interrupted atomic writes (`.<name>.tmp-<pid>-<n>`) under the root,
+/// two levels deep at most (root, cold/, cold/YYYY-MM/, summaries/*/).
+fn temp_files(root: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![(root.to_path_buf(), 0)];
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        for e in rd.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            let ft = e.file_type();
+            if ft.as_ref().is_ok_and(|t| t.is_dir()) && depth < 2 {
+                stack.push((e.path(), depth + 1));
+            } else if name.starts_with('.') && name.contains(".tmp-") {
+                let rel = e.path().strip_prefix(root).map(|p| p.display().to_string()).unwrap_or(name);
+                out.push(rel);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Names under `cold/` that sync does not read (see [`CheckReport::ignored`]); temp files are
+/// left to [`temp_files`].
+fn ignored_under_cold(root: &std::path::Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let Ok(months) = std::fs::read_dir(root.join("cold")) else { return out };
+    for m in months.flatten() {
+        let name = m.file_name().to_string_lossy().into_owned();
+        let is_month_dir = m.file_type().is_ok_and(|t| t.is_dir())
+            && chrono::NaiveDate::parse_from_str(&format!("{name}-01"), "%Y-%m-%d").is_ok()
+            && name.len() == 7;
+        if !is_month_dir {
+            out.push(format!("cold/{name}"));
+            continue;
+        }
+        for f in std::fs::read_dir(m.path()).into_iter().flatten().flatten() {
+            let fname = f.file_name().to_string_lossy().into_owned();
+            let rel = format!("cold/{name}/{fname}");
+            let regular = f.file_type().is_ok_and(|t| t.is_file());
+            let temp = fname.starts_with('.') && fname.contains(".tmp-");
+            if !temp && (!regular || crate::files::day_of_cold_rel(&rel).is_none()) {
+                out.push(rel);
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -1,0 +1,214 @@
+//! The SQLite index: opening, migrations, pragmas, and rebuild on version change or corruption.
+//!
+//! `index.sqlite3` in the data root is derived from the Markdown files and can always be
+//! rebuilt from them. Connections come from an r2d2 pool; every connection runs in WAL mode
+//! with a busy timeout, so readers never block on the single writer.
+
+pub mod check;
+pub mod mirror;
+pub mod segment;
+pub mod store;
+pub mod sync;
+pub mod watch;
+
+pub use store::Store;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use r2d2::Pool;
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::{Connection, OpenFlags, OptionalExtension};
+
+use crate::index::segment::TOKENIZER_VERSION;
+use crate::{Error, Result};
+
+mod embedded {
+    refinery::embed_migrations!("migrations");
+}
+
+/// A pool of connections to one index file.
+pub type DbPool = Pool<SqliteConnectionManager>;
+
+/// File name of the index inside the data root.
+pub const INDEX_FILE: &str = "index.sqlite3";
+
+/// Busy timeout of every connection, in milliseconds.
+pub const BUSY_TIMEOUT_MS: u64 = 10_000;
+
+/// How an index was opened.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OpenState {
+    /// Existing index, same schema and tokenizer: only changed files need mirroring.
+    Current,
+    /// New (or emptied) index: every file must be mirrored.
+    Fresh,
+}
+
+fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
+    c.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS))?;
+    c.pragma_update(None, "synchronous", "NORMAL")?;
+    c.pragma_update(None, "foreign_keys", "ON")?;
+    c.pragma_update(None, "cache_size", -32_000)?; // KiB: 32 MB page cache per connection
+    Ok(())
+}
+
+/// Longest wait, in ms, for the writer lock when the index must be created, migrated or
+/// rebuilt (another process may be doing exactly that).
+pub const PREPARE_LOCK_TIMEOUT_MS: u64 = 60_000;
+
+/// True when the index at `path` exists, has every embedded migration applied and the current
+/// tokenizer version: opening it then writes nothing, so no lock is needed. Any doubt → false.
+fn up_to_date(path: &Path) -> bool {
+    if !path.exists() {
+        return false;
+    }
+    let Ok(c) = Connection::open_with_flags(path, open_flags()) else { return false };
+    let _ = c.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS));
+    let latest = embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max();
+    let applied: Option<i64> =
+        c.query_row("SELECT max(version) FROM refinery_schema_history", [], |r| r.get(0)).ok().flatten();
+    let tokenizer: Option<String> =
+        c.query_row("SELECT value FROM meta WHERE key = 'tokenizer_version'", [], |r| r.get(0)).ok();
+    applied.is_some() && applied == latest && tokenizer == Some(TOKENIZER_VERSION.to_string())
+}
+
+/// Opens (creating, migrating or rebuilding as needed) the index at `path`.
+///
+/// Returns the pool, whether the index is fresh, and warnings (e.g. "index was corrupt and was
+/// rebuilt"). A corrupt or non-SQLite file is moved aside to `index.sqlite3.corrupt-<n>` and a
+/// fresh index is created; a tokenizer-version change empties the derived tables; an index
+/// that is a symlink is moved aside the same way (never opened through). Creating,
+/// migrating or rebuilding happens under the writer lock of the index's folder (bounded by
+/// [`PREPARE_LOCK_TIMEOUT_MS`]): two processes opening a new data root at once must not both
+/// run the migrations, or the loser would take "table already exists" for corruption and move
+/// the winner's live index aside.
+pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
+    let root = path.parent().unwrap_or(Path::new("."));
+    let _lock = if !is_symlink(path) && up_to_date(path) {
+        None
+    } else {
+        Some(crate::files::lock::acquire(root, Duration::from_millis(PREPARE_LOCK_TIMEOUT_MS))?)
+    };
+    let mut warnings = Vec::new();
+    // A symlinked index could lead out of the data root: never open through it.
+    if is_symlink(path) {
+        let aside = aside_name(path);
+        warnings.push(format!(
+            "index {} is a symbolic link; moved to {} and rebuilt from the files",
+            path.display(),
+            aside.display()
+        ));
+        move_aside(path, &aside)?;
+    }
+    let state = match prepare(path) {
+        Ok(s) => s,
+        Err(e) if is_corruption(&e) => {
+            let aside = aside_name(path);
+            warnings.push(format!(
+                "index {} could not be opened ({e}); moved to {} and rebuilt from the files",
+                path.display(),
+                aside.display()
+            ));
+            move_aside(path, &aside)?;
+            prepare(path)?;
+            OpenState::Fresh
+        }
+        // Busy, locked, I/O or permission problems are not corruption: report them as they are
+        // and leave the index where it is.
+        Err(e) => return Err(e),
+    };
+    let state = if state == OpenState::Fresh { OpenState::Fresh } else { state };
+    let manager = SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init_conn);
+    let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager)?;
+    Ok((pool, state, warnings))
+}
+
+/// True for errors that mean the file is not a usable index: not a database, a malformed
+/// image, a failed `quick_check`, or a schema our migrations cannot apply to.
+fn is_corruption(e: &Error) -> bool {
+    use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
+    match e {
+        Error::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => matches!(f.code, DatabaseCorrupt | NotADatabase),
+        Error::Migration(m) => {
+            let m = m.to_lowercase();
+            !(m.contains("locked") || m.contains("busy"))
+        }
+        _ => false,
+    }
+}
+
+fn is_symlink(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Renames the index and its `-wal`/`-shm` companions to `aside` (+ the same suffixes). A
+/// symlink is renamed itself, never its target.
+fn move_aside(path: &Path, aside: &Path) -> Result<()> {
+    for suffix in ["", "-wal", "-shm"] {
+        let p = PathBuf::from(format!("{}{suffix}", path.display()));
+        if std::fs::symlink_metadata(&p).is_ok() {
+            let to = PathBuf::from(format!("{}{suffix}", aside.display()));
+            std::fs::rename(&p, &to).map_err(|e| Error::io(&p, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// Flags of every connection: the defaults plus `NOFOLLOW` (the index file may not be a
+/// symlink, so a link planted later cannot lead out of the data root).
+fn open_flags() -> OpenFlags {
+    OpenFlags::default() | OpenFlags::SQLITE_OPEN_NOFOLLOW
+}
+
+fn aside_name(path: &Path) -> PathBuf {
+    (0..)
+        .map(|n| PathBuf::from(format!("{}.corrupt-{n}", path.display())))
+        .find(|p| std::fs::symlink_metadata(p).is_err())
+        .expect("some free name")
+}
+
+/// Opens once with a plain connection: WAL, integrity smoke test, migrations, tokenizer check.
+fn prepare(path: &Path) -> Result<OpenState> {
+    let existed = path.exists() && std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
+    let mut c = Connection::open_with_flags(path, open_flags())?;
+    init_conn(&mut c)?;
+    // journal_mode reads the header: a garbage file fails here with SQLITE_NOTADB.
+    let mode: String = c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
+    if mode.to_lowercase() != "wal" {
+        return Err(Error::Migration(format!("could not switch the index to WAL (got {mode})")));
+    }
+    if existed {
+        // Smoke test of the header and the schema page, O(1). Not `quick_check`: it walks every
+        // page and, since SQLite 3.44, runs FTS5's full integrity check as well (3.2 s on every
+        // open of a 1M-entry index). Damage deeper in the file surfaces as SQLITE_CORRUPT.
+        c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get::<_, i64>(0))?;
+    }
+    embedded::migrations::runner().run(&mut c).map_err(|e| Error::Migration(e.to_string()))?;
+    let stored: Option<String> =
+        c.query_row("SELECT value FROM meta WHERE key = 'tokenizer_version'", [], |r| r.get(0)).optional()?;
+    let fresh = match stored {
+        Some(v) if v == TOKENIZER_VERSION.to_string() => {
+            let files: i64 = c.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
+            files == 0
+        }
+        _ => {
+            clear(&c)?;
+            c.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES('tokenizer_version', ?1)",
+                [TOKENIZER_VERSION.to_string()],
+            )?;
+            true
+        }
+    };
+    Ok(if fresh { OpenState::Fresh } else { OpenState::Current })
+}
+
+/// Empties every derived table (entries, FTS, files, malformed).
+pub fn clear(c: &Connection) -> Result<()> {
+    c.execute_batch(
+        "DELETE FROM entries; DELETE FROM files; DELETE FROM malformed;
+         INSERT INTO entries_fts(entries_fts) VALUES('delete-all');",
+    )?;
+    Ok(())
+}

@@ -1,0 +1,216 @@
+//! The one text segmenter used at index time and at query time.
+//!
+//! SQLite's stock `unicode61` tokenizer splits on non-alphanumerics only, so a Chinese sentence
+//! (no spaces) would be one giant token. memlayers therefore segments in Rust and stores the
+//! result as space-separated tokens, which `unicode61` then reads back unchanged:
+//!
+//! * a run of letters/digits outside CJK scripts → one lowercased word (`Token` → `token`);
+//! * a run of CJK characters (Han, kana) → its overlapping bigrams plus the run's last
+//!   character as a unigram: `翻唱权重` → `翻唱 唱权 权重 重`. A 1-character query `X` is then
+//!   the prefix query `X*` (every occurrence of X either starts a bigram or ends a run);
+//! * everything else (spaces, punctuation, symbols) separates runs, so no bigram ever spans a
+//!   space or punctuation.
+//!
+//! [`TOKENIZER_VERSION`] is stored in the index; changing these rules must bump it, which
+//! forces a rebuild on the next open.
+
+/// Version of the segmentation rules; stored in the index's `meta` table.
+pub const TOKENIZER_VERSION: i64 = 1;
+
+/// Character classes the segmenter distinguishes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Cjk,
+    Word,
+    Sep,
+}
+
+fn class(c: char) -> Class {
+    if is_cjk(c) {
+        Class::Cjk
+    } else if c.is_alphanumeric() {
+        Class::Word
+    } else {
+        Class::Sep
+    }
+}
+
+/// True for characters of scripts written without spaces: CJK unified ideographs (all
+/// extension blocks and compatibility ideographs), `〇`, hiragana and katakana.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3007 | 0x3041..=0x309F | 0x30A0..=0x30FF | 0x31F0..=0x31FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF
+        | 0xF900..=0xFAFF | 0xFF66..=0xFF9F | 0x20000..=0x2FA1F | 0x30000..=0x323AF)
+}
+
+/// One piece of segmented text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Piece {
+    /// A lowercased Latin/digit (non-CJK alphanumeric) word.
+    Word(String),
+    /// A run of CJK characters (not yet split into bigrams).
+    Cjk(String),
+}
+
+/// Splits text into words and CJK runs, in order. Separators are dropped.
+pub fn pieces(text: &str) -> Vec<Piece> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut cur_class = Class::Sep;
+    let flush = |cur: &mut String, cl: Class, out: &mut Vec<Piece>| {
+        if !cur.is_empty() {
+            let s = std::mem::take(cur);
+            out.push(if cl == Class::Cjk { Piece::Cjk(s) } else { Piece::Word(s) });
+        }
+    };
+    for c in text.chars() {
+        let cl = class(c);
+        if cl != cur_class {
+            flush(&mut cur, cur_class, &mut out);
+            cur_class = cl;
+        }
+        match cl {
+            Class::Word => cur.extend(c.to_lowercase()),
+            Class::Cjk => cur.push(c),
+            Class::Sep => {}
+        }
+    }
+    flush(&mut cur, cur_class, &mut out);
+    out
+}
+
+/// Segments text for the FTS5 index: tokens separated by single spaces (see module docs).
+///
+/// ```
+/// assert_eq!(memlayers::index::segment::segment("Token消耗很大, 翻唱!"), "token 消耗 耗很 很大 大 翻唱 唱");
+/// ```
+pub fn segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() * 2);
+    for p in pieces(text) {
+        match p {
+            Piece::Word(w) => push_tok(&mut out, &w),
+            Piece::Cjk(run) => {
+                let chars: Vec<char> = run.chars().collect();
+                for pair in chars.windows(2) {
+                    if !out.is_empty() {
+                        out.push(' ');
+                    }
+                    out.push(pair[0]);
+                    out.push(pair[1]);
+                }
+                let mut last = [0u8; 4];
+                push_tok(&mut out, chars[chars.len() - 1].encode_utf8(&mut last));
+            }
+        }
+    }
+    out
+}
+
+fn push_tok(out: &mut String, t: &str) {
+    if !out.is_empty() {
+        out.push(' ');
+    }
+    out.push_str(t);
+}
+
+/// One FTS5 probe: a token that must occur, possibly as a prefix.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Probe {
+    /// The token text (lowercased word, CJK bigram or single CJK character).
+    pub token: String,
+    /// Prefix match (`"tok"*`): Latin words (whole words and word prefixes) and 1-character
+    /// CJK probes.
+    pub prefix: bool,
+}
+
+impl Probe {
+    /// The probe as an FTS5 query string: `"tok"` or `"tok"*`. Tokens contain only
+    /// alphanumerics and CJK characters, so quoting makes any user input plain text.
+    pub fn fts(&self) -> String {
+        if self.prefix { format!("\"{}\"*", self.token) } else { format!("\"{}\"", self.token) }
+    }
+}
+
+/// The probes of one search term (a whitespace-free piece of a keyword): all must match.
+///
+/// * Latin word → a prefix probe of the lowercased word;
+/// * CJK run of 1 char → prefix probe of that char; of 2 chars → the bigram;
+/// * CJK run of n ≥ 3 chars → bigrams that cover every character: those at positions
+///   0, 2, 4, … and, for odd n, the last one (`翻唱权重` → `翻唱`, `权重`; `周末计划` likewise;
+///   `读书笔记本` → `读书`, `笔记`, `记本`). This is the plugin's "二元组" rule: 「翻唱权重」
+///   finds an entry that only says 「翻唱…权重」.
+pub fn term_probes(term: &str) -> Vec<Probe> {
+    let mut out: Vec<Probe> = Vec::new();
+    for p in pieces(term) {
+        match p {
+            Piece::Word(w) => out.push(Probe { token: w, prefix: true }),
+            Piece::Cjk(run) => {
+                let chars: Vec<char> = run.chars().collect();
+                let n = chars.len();
+                if n == 1 {
+                    out.push(Probe { token: run, prefix: true });
+                    continue;
+                }
+                let mut starts: Vec<usize> = (0..n - 1).step_by(2).collect();
+                if n % 2 == 1 {
+                    starts.push(n - 2);
+                }
+                for s in starts {
+                    out.push(Probe { token: chars[s..s + 2].iter().collect(), prefix: false });
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|p| seen.insert(p.clone()));
+    out
+}
+
+/// Naive reference of whether `text` (content or tag) satisfies one probe, without the index:
+/// prefix probes of Latin words match a word of `text` that starts with them; CJK probes match
+/// as a case-insensitive substring. Used by tests (recall parity) and by `matched` counts.
+pub fn text_has_probe(text_pieces: &[Piece], probe: &Probe) -> bool {
+    let is_cjk_probe = probe.token.chars().next().is_some_and(is_cjk);
+    text_pieces.iter().any(|p| match (p, is_cjk_probe) {
+        (Piece::Word(w), false) => w.starts_with(&probe.token),
+        (Piece::Cjk(run), true) => run.contains(&probe.token),
+        _ => false,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn segments_mixed_text() {
+        assert_eq!(segment("翻唱权重"), "翻唱 唱权 权重 重");
+        assert_eq!(segment("早报"), "早报 报");
+        assert_eq!(segment("A 中"), "a 中");
+        assert_eq!(segment("今天，明天"), "今天 天 明天 天");
+        assert_eq!(segment("GPT-4o 很好"), "gpt 4o 很好 好");
+        assert_eq!(segment("ひらがなカタ"), "ひら らが がな なカ カタ タ");
+        assert_eq!(segment("  ,. "), "");
+    }
+
+    #[test]
+    fn probes_cover_every_char() {
+        let toks = |t: &str| term_probes(t).into_iter().map(|p| p.fts()).collect::<Vec<_>>().join(" ");
+        assert_eq!(toks("翻唱权重"), "\"翻唱\" \"权重\"");
+        assert_eq!(toks("读书笔记本"), "\"读书\" \"笔记\" \"记本\"");
+        assert_eq!(toks("早报"), "\"早报\"");
+        assert_eq!(toks("早"), "\"早\"*");
+        assert_eq!(toks("Token消耗"), "\"token\"* \"消耗\"");
+        assert_eq!(toks("NEAR(\"x\"*"), "\"near\"* \"x\"*");
+        assert_eq!(toks("?!"), "");
+    }
+
+    #[test]
+    fn naive_probe_matching() {
+        let p = pieces("翻唱…权重 Tokens");
+        assert!(term_probes("翻唱权重").iter().all(|pr| text_has_probe(&p, pr)));
+        assert!(term_probes("token").iter().all(|pr| text_has_probe(&p, pr)));
+        assert!(!term_probes("唱权").iter().all(|pr| text_has_probe(&p, pr)));
+        assert!(!term_probes("oken").iter().all(|pr| text_has_probe(&p, pr)));
+    }
+}

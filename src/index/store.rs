@@ -1,0 +1,203 @@
+//! [`Store`]: what every subsystem needs from an open data root — its path, its
+//! configuration, the index connection pool, the writer lock and the clock — and the cold
+//! mirror on top of them. The query, layer and import code takes a `&Store`, never the
+//! [`crate::Memory`] facade, so no folder depends on the one above it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
+use rusqlite::Connection;
+
+use crate::files::lock::{self, WriterLock};
+use crate::index::mirror::{self, Known, Mirror, Table};
+use crate::index::sync::{self, FileStat, Plan, SyncReport};
+use crate::index::watch::ColdWatch;
+use crate::index::{self, DbPool, OpenState};
+use crate::{Config, Error, Result};
+
+/// An open data root: path, configuration, index pool, lock and clock.
+#[derive(Debug)]
+pub struct Store {
+    pub(crate) root: PathBuf,
+    pub(crate) config: Config,
+    pool: DbPool,
+    fixed_now: Option<DateTime<Utc>>,
+    /// True while this handle holds usage hits not yet written to usage.json (usage ops).
+    pub(crate) usage_pending: AtomicBool,
+    /// Changes under cold/ since the last scan (None: scan at every sync).
+    watch: Mutex<Option<ColdWatch>>,
+}
+
+impl Store {
+    /// Opens (or creates, or rebuilds) `root/index.sqlite3`; creates `root` if missing.
+    /// Returns the store, whether the index was fresh, and warnings (a corrupt index moved
+    /// aside). Errors: `root` is not a folder or cannot be created; the index cannot be
+    /// created.
+    pub(crate) fn open(root: &Path, config: Config) -> Result<(Store, OpenState, Vec<String>)> {
+        let root = root.to_path_buf();
+        if root.exists() && !root.is_dir() {
+            return Err(Error::bad("data-root", format!("{} exists and is not a folder", root.display())));
+        }
+        std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
+        let (pool, state, warnings) = index::open(&root.join(index::INDEX_FILE))?;
+        let store =
+            Store { root, config, pool, fixed_now: None, usage_pending: Default::default(), watch: Mutex::new(None) };
+        Ok((store, state, warnings))
+    }
+
+    /// Pins "now" (UTC) for everything done through this store.
+    pub(crate) fn pin_now(&mut self, now: DateTime<Utc>) {
+        self.fixed_now = Some(now);
+    }
+
+    /// The current instant: the pinned one, or the system clock truncated to milliseconds
+    /// (the precision of entry timestamps).
+    pub fn now(&self) -> DateTime<Utc> {
+        self.fixed_now.unwrap_or_else(|| {
+            #[allow(clippy::disallowed_methods)] // the one place that reads the clock
+            let n = Utc::now();
+            DateTime::from_timestamp_millis(n.timestamp_millis()).unwrap_or(n)
+        })
+    }
+
+    /// Today's local date in the configured time zone.
+    pub fn today(&self) -> NaiveDate {
+        crate::files::local_date(self.now(), self.tz())
+    }
+
+    /// The data root.
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The configured time zone (partitions cold files; frames time expressions).
+    pub fn tz(&self) -> Tz {
+        self.config.timezone
+    }
+
+    /// A pooled connection to the index.
+    pub fn conn(&self) -> Result<r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>> {
+        Ok(self.pool.get()?)
+    }
+
+    /// Takes the writer lock (bounded by `lockTimeoutMs`).
+    pub fn lock(&self) -> Result<WriterLock> {
+        lock::acquire(&self.root, Duration::from_millis(self.config.lock_timeout_ms))
+    }
+
+    /// Brings the index up to date with the cold files: stats every cold file and re-mirrors
+    /// the ones whose size, mtime or inode changed and whose content hash differs; drops the
+    /// entries of deleted files. Free when the inotify watch armed at the previous scan saw
+    /// nothing change (see [`crate::index::watch`]). The report's `layers` part is left empty.
+    pub(crate) fn sync_cold(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+        let mut watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
+        if !full
+            && let Some(w) = watch.as_mut()
+            && w.quiet()
+        {
+            return Ok(SyncReport { files_scanned: w.files, ..Default::default() });
+        }
+        // Armed before the scan: a change made during or after it is pending at the next sync.
+        *watch = ColdWatch::arm(&self.root);
+        let rep = self.scan_and_apply(full, progress);
+        match (&rep, watch.as_mut()) {
+            (Ok(r), Some(w)) => w.files = r.files_scanned,
+            (Err(_), _) => *watch = None,
+            _ => {}
+        }
+        rep
+    }
+
+    fn scan_and_apply(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+        let mut c = self.conn()?;
+        let mut m = ColdMirror { root: &self.root, full, progress };
+        let done = mirror::mirror_changes(&mut m, &mut c, None, || self.lock())?;
+        let files_scanned = done.first.len();
+        Ok(match done.applied {
+            None => SyncReport { files_scanned, ..Default::default() },
+            Some((_, applied)) => SyncReport { files_scanned, ..applied },
+        })
+    }
+
+    /// Mirrors one cold file (after this process wrote it), under the writer lock the caller
+    /// holds.
+    pub(crate) fn mirror_day(&self, lock: &WriterLock, day: NaiveDate) -> Result<()> {
+        let path = self.root.join(crate::files::cold_rel(day));
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
+        self.mirror_appended(lock, day, &[], 0, &bytes, &[])
+    }
+
+    /// Mirrors a day file this process just wrote as `bytes`. When `old_bytes` (holding
+    /// `old_entries` entries) is what the index already mirrors and `appended` are the entries
+    /// added after it, only those are inserted; otherwise the whole day is re-mirrored.
+    pub(crate) fn mirror_appended(
+        &self,
+        _lock: &WriterLock,
+        day: NaiveDate,
+        old_bytes: &[u8],
+        old_entries: usize,
+        bytes: &[u8],
+        appended: &[(i64, &crate::files::entry::Entry)],
+    ) -> Result<()> {
+        let rel = crate::files::cold_rel(day);
+        let path = self.root.join(&rel);
+        let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
+        let (_, mtime_ns, inode) = crate::files::identity::identity(&meta);
+        let stat = sync::FileStat { rel, day, size: bytes.len() as i64, mtime_ns, inode };
+        let mut c = self.conn()?;
+        let tx = c.transaction()?;
+        let hash = sync::sha1_hex(bytes);
+        let done = !appended.is_empty()
+            && sync::append_indexed(&tx, &stat, &sync::sha1_hex(old_bytes), &hash, old_entries, appended)?;
+        if !done {
+            sync::mirror_file(&tx, &stat, bytes, &hash)?;
+        }
+        tx.commit()?;
+        Ok(())
+    }
+}
+
+/// The cold files as a [`Mirror`]: `cold/YYYY-MM/YYYY-MM-DD.md` into `files` and `entries`.
+struct ColdMirror<'a> {
+    root: &'a Path,
+    /// Re-read every file regardless of stats.
+    full: bool,
+    progress: &'a mut dyn FnMut(usize),
+}
+
+impl Mirror for ColdMirror<'_> {
+    type Disk = Vec<FileStat>;
+    type Plan = Plan;
+    type Report = SyncReport;
+    const TABLE: Table = Table::Files;
+
+    fn scan(&self) -> Result<Vec<FileStat>> {
+        sync::scan_disk(self.root)
+    }
+
+    fn plan(&self, disk: &Vec<FileStat>, known: &HashMap<String, Known>) -> Plan {
+        let mut p = sync::plan(disk, known);
+        if self.full {
+            p.check = disk.clone();
+        }
+        p
+    }
+
+    fn is_empty(plan: &Plan) -> bool {
+        plan.is_empty()
+    }
+
+    fn apply(&mut self, c: &mut Connection, plan: &Plan, known: &HashMap<String, Known>) -> Result<SyncReport> {
+        sync::apply(c, self.root, plan, known, self.progress)
+    }
+}

@@ -1,0 +1,401 @@
+//! Change detection and mirroring of cold files into the index.
+//!
+//! Split in two, so the decision is testable without I/O (style.md, basic-memory):
+//! [`plan`] compares what is on disk with what the index knows (size, mtime, inode) and lists
+//! the files to look at and the files gone; [`apply`] reads those files, compares content
+//! hashes, and re-mirrors the days that really changed, in one transaction per batch.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use chrono::NaiveDate;
+use rusqlite::{Connection, Transaction, params};
+use serde::Serialize;
+use sha1::{Digest, Sha1};
+
+use crate::files::entry::{LineKind, parse_line};
+use crate::files::{cold_rel, day_number, day_of_cold_rel};
+use crate::index::mirror::Known;
+use crate::index::segment::segment;
+use crate::{Error, Result};
+
+/// Bits of an entry id that hold the ordinal inside the day (`id = day << 20 | ordinal`).
+pub const ORDINAL_BITS: u32 = 20;
+/// Most entries one day file can hold in the index; further lines are reported as malformed.
+pub const MAX_ENTRIES_PER_DAY: usize = (1 << ORDINAL_BITS) - 1;
+/// Files re-mirrored per transaction.
+pub const BATCH_FILES: usize = 256;
+
+/// Inclusive id range `[lo, hi]` of the entries of local dates `from..=to`.
+pub fn id_range(from: NaiveDate, to: NaiveDate) -> (i64, i64) {
+    (day_number(from) << ORDINAL_BITS, ((day_number(to) + 1) << ORDINAL_BITS) - 1)
+}
+
+/// What the file system says about one cold file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileStat {
+    /// Path relative to the data root, `cold/YYYY-MM/YYYY-MM-DD.md`.
+    pub rel: String,
+    /// The local date the path names.
+    pub day: NaiveDate,
+    /// Size in bytes.
+    pub size: i64,
+    /// Modification time, nanoseconds since the Unix epoch.
+    pub mtime_ns: i64,
+    /// Inode number (changes when a file is replaced by rename).
+    pub inode: i64,
+}
+
+/// The outcome of [`plan`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    /// Files new or with different size/mtime/inode: read and hash them.
+    pub check: Vec<FileStat>,
+    /// Files in the index but no longer on disk: drop their entries.
+    pub removed: Vec<(String, NaiveDate)>,
+}
+
+impl Plan {
+    /// True when nothing needs doing.
+    pub fn is_empty(&self) -> bool {
+        self.check.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// Pure change detection: compares disk stats with the index's knowledge.
+pub fn plan(disk: &[FileStat], known: &HashMap<String, Known>) -> Plan {
+    let mut p = Plan::default();
+    for f in disk {
+        match known.get(&f.rel) {
+            Some(k) if k.size == f.size && k.mtime_ns == f.mtime_ns && k.inode == f.inode => {}
+            _ => p.check.push(f.clone()),
+        }
+    }
+    let on_disk: std::collections::HashSet<&str> = disk.iter().map(|f| f.rel.as_str()).collect();
+    for rel in known.keys() {
+        if !on_disk.contains(rel.as_str())
+            && let Some(day) = day_of_cold_rel(rel)
+        {
+            p.removed.push((rel.clone(), day));
+        }
+    }
+    p.removed.sort();
+    p
+}
+
+/// Lists the cold files under `root` (`cold/YYYY-MM/YYYY-MM-DD.md`, regular files only;
+/// symlinks, temp files and other names are ignored). Sorted by path. Errors:
+/// [`Error::OutsideRoot`] when `cold` itself is a symlink leading out of the data root.
+pub fn scan_disk(root: &Path) -> Result<Vec<FileStat>> {
+    let cold = crate::files::safe_join(root, "cold")?;
+    let mut out = Vec::new();
+    let months = match std::fs::read_dir(&cold) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(Error::io(&cold, e)),
+    };
+    for m in months {
+        let m = m.map_err(|e| Error::io(&cold, e))?;
+        let Ok(mname) = m.file_name().into_string() else { continue };
+        if !m.file_type().map(|t| t.is_dir()).unwrap_or(false) || mname.len() != 7 {
+            continue;
+        }
+        let mdir = m.path();
+        let files = std::fs::read_dir(&mdir).map_err(|e| Error::io(&mdir, e))?;
+        for f in files {
+            let f = f.map_err(|e| Error::io(&mdir, e))?;
+            let Ok(fname) = f.file_name().into_string() else { continue };
+            let rel = format!("cold/{mname}/{fname}");
+            let Some(day) = day_of_cold_rel(&rel) else { continue };
+            // fstatat relative to the open month directory (no path walk); symlinks not followed.
+            let Ok(meta) = f.metadata() else { continue };
+            if !meta.file_type().is_file() {
+                continue;
+            }
+            let (size, mtime_ns, inode) = crate::files::identity::identity(&meta);
+            out.push(FileStat { rel, day, size, mtime_ns, inode });
+        }
+    }
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(out)
+}
+
+/// One line that looked like an entry but could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Malformed {
+    /// File relative to the data root.
+    pub file: String,
+    /// 1-based line number (0 for a whole-file problem such as invalid UTF-8).
+    pub line: i64,
+    /// Why it could not be read.
+    pub reason: String,
+}
+
+/// What a sync or import changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SyncReport {
+    /// Cold files found on disk.
+    pub files_scanned: usize,
+    /// Files (re-)mirrored because their content changed or they are new.
+    pub files_mirrored: usize,
+    /// Files whose stat changed but whose content did not.
+    pub files_unchanged_content: usize,
+    /// Files gone from disk whose entries were dropped from the index.
+    pub files_removed: usize,
+    /// Entries (re-)inserted.
+    pub entries_indexed: usize,
+    /// Entry-looking lines that could not be read, in the mirrored files.
+    pub malformed: Vec<Malformed>,
+    /// What the sync of the layer files (hot.md, usage.json, summaries) changed.
+    pub layers: LayerReport,
+}
+
+/// What a layer sync changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LayerReport {
+    /// Layer files found on disk.
+    pub files_scanned: usize,
+    /// Files whose content changed (or that are new) and were re-mirrored.
+    pub files_mirrored: usize,
+    /// Files gone from disk whose rows were dropped.
+    pub files_removed: usize,
+    /// True when the usage table was replaced from usage.json (or emptied because it is gone).
+    pub usage_reloaded: bool,
+    /// Why usage.json could not be read, when it could not (it is rebuilt silently).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub usage_corrupt: Option<String>,
+}
+
+/// sha1 of bytes, lowercase hex.
+pub fn sha1_hex(bytes: &[u8]) -> String {
+    let d = Sha1::digest(bytes);
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Reads, hashes and mirrors the planned files; drops removed ones. Batches of
+/// [`BATCH_FILES`] files per transaction. `progress` is called with the number of files done.
+pub fn apply(
+    c: &mut Connection,
+    root: &Path,
+    p: &Plan,
+    known: &HashMap<String, Known>,
+    progress: &mut dyn FnMut(usize),
+) -> Result<SyncReport> {
+    let mut rep = SyncReport::default();
+    for chunk in p.removed.chunks(BATCH_FILES) {
+        let tx = c.transaction()?;
+        for (rel, day) in chunk {
+            delete_day(&tx, *day)?;
+            tx.execute("DELETE FROM files WHERE path = ?1", [rel])?;
+            tx.execute("DELETE FROM malformed WHERE file = ?1", [rel])?;
+            rep.files_removed += 1;
+        }
+        tx.commit()?;
+    }
+    let mut done = 0;
+    for chunk in p.check.chunks(BATCH_FILES) {
+        let tx = c.transaction()?;
+        for f in chunk {
+            let path = root.join(&f.rel);
+            let bytes = match std::fs::read(&path) {
+                Ok(b) => b,
+                // Deleted between scan and read: the next sync drops it.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(e) => return Err(Error::io(&path, e)),
+            };
+            let hash = sha1_hex(&bytes);
+            if known.get(&f.rel).is_some_and(|k| k.hash == hash) {
+                tx.execute(
+                    "UPDATE files SET size = ?2, mtime_ns = ?3, inode = ?4 WHERE path = ?1",
+                    params![f.rel, bytes.len() as i64, f.mtime_ns, f.inode],
+                )?;
+                rep.files_unchanged_content += 1;
+                continue;
+            }
+            let stat = FileStat { size: bytes.len() as i64, ..f.clone() };
+            let (n, bad) = mirror_file(&tx, &stat, &bytes, &hash)?;
+            rep.files_mirrored += 1;
+            rep.entries_indexed += n;
+            rep.malformed.extend(bad);
+        }
+        tx.commit()?;
+        done += chunk.len();
+        progress(done);
+    }
+    Ok(rep)
+}
+
+/// Deletes every entry of a local date from `entries` and the FTS5 table.
+pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
+    let (lo, hi) = id_range(day, day);
+    {
+        let mut sel = tx.prepare_cached("SELECT id, tag, content FROM entries WHERE id BETWEEN ?1 AND ?2")?;
+        let mut del =
+            tx.prepare_cached("INSERT INTO entries_fts(entries_fts, rowid, tag, body) VALUES('delete', ?1, ?2, ?3)")?;
+        let rows =
+            sel.query_map([lo, hi], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?;
+        for row in rows {
+            let (id, tag, content) = row?;
+            del.execute(params![id, segment(&tag), segment(&content)])?;
+        }
+    }
+    tx.execute("DELETE FROM entries WHERE id BETWEEN ?1 AND ?2", [lo, hi])?;
+    Ok(())
+}
+
+/// Indexes entries appended to a file whose previous bytes (hash `old_hash`) the index already
+/// mirrors, without touching the existing rows. `first_ordinal` is the number of entries the
+/// file held before; `lines` are the new entries with their 1-based line numbers. Returns false
+/// (doing nothing) when the index does not hold `old_hash` for the file, so the caller falls
+/// back to [`mirror_file`].
+pub fn append_indexed(
+    tx: &Transaction,
+    f: &FileStat,
+    old_hash: &str,
+    new_hash: &str,
+    first_ordinal: usize,
+    lines: &[(i64, &crate::files::entry::Entry)],
+) -> Result<bool> {
+    let known: Option<(String, i64)> =
+        tx.query_row("SELECT hash, entries FROM files WHERE path = ?1", [&f.rel], |r| Ok((r.get(0)?, r.get(1)?))).ok();
+    match known {
+        Some((h, n)) if h == old_hash && n as usize == first_ordinal => {}
+        None if old_hash == sha1_hex(b"") && first_ordinal == 0 => {}
+        _ => return Ok(false),
+    }
+    if first_ordinal + lines.len() > MAX_ENTRIES_PER_DAY {
+        return Ok(false);
+    }
+    let day_s = f.day.format("%Y-%m-%d").to_string();
+    let base = day_number(f.day) << ORDINAL_BITS;
+    for (k, (lineno, e)) in lines.iter().enumerate() {
+        insert_entry(tx, base | (first_ordinal + k) as i64, &day_s, &f.rel, *lineno, e)?;
+    }
+    tx.execute(
+        "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![f.rel, day_s, f.size, f.mtime_ns, f.inode, new_hash, (first_ordinal + lines.len()) as i64],
+    )?;
+    Ok(true)
+}
+
+fn insert_entry(
+    tx: &Transaction,
+    id: i64,
+    day_s: &str,
+    rel: &str,
+    lineno: i64,
+    e: &crate::files::entry::Entry,
+) -> Result<()> {
+    let mut ins = tx.prepare_cached(
+        "INSERT INTO entries(id, day, ts, tag, tag_key, content, source, file, line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?;
+    let mut fts = tx.prepare_cached("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
+    let source = e.source.as_ref().map(|s| s.marker_body());
+    ins.execute(params![
+        id,
+        day_s,
+        crate::files::entry::format_ts(e.ts),
+        e.tag,
+        e.tag.to_lowercase(),
+        e.content,
+        source,
+        rel,
+        lineno
+    ])?;
+    fts.execute(params![id, segment(&e.tag), segment(&e.content)])?;
+    Ok(())
+}
+
+/// Replaces the index rows of one file with its current content. `bytes` are the file's bytes
+/// (invalid UTF-8 is decoded lossily and reported as line 0). Returns entries indexed and the
+/// malformed lines.
+pub fn mirror_file(tx: &Transaction, f: &FileStat, bytes: &[u8], hash: &str) -> Result<(usize, Vec<Malformed>)> {
+    debug_assert_eq!(cold_rel(f.day), f.rel);
+    delete_day(tx, f.day)?;
+    tx.execute("DELETE FROM malformed WHERE file = ?1", [&f.rel])?;
+    let mut bad = Vec::new();
+    let text = String::from_utf8_lossy(bytes);
+    if matches!(text, std::borrow::Cow::Owned(_)) {
+        bad.push(Malformed { file: f.rel.clone(), line: 0, reason: "invalid UTF-8 (bad bytes read as U+FFFD)".into() });
+    }
+    let day_s = f.day.format("%Y-%m-%d").to_string();
+    let base = day_number(f.day) << ORDINAL_BITS;
+    let mut n = 0usize;
+    for (i, line) in text.split('\n').enumerate() {
+        let lineno = i as i64 + 1;
+        match parse_line(line) {
+            LineKind::Other => {}
+            LineKind::Malformed(reason) => bad.push(Malformed { file: f.rel.clone(), line: lineno, reason }),
+            LineKind::Entry(_) if n >= MAX_ENTRIES_PER_DAY => {
+                bad.push(Malformed {
+                    file: f.rel.clone(),
+                    line: lineno,
+                    reason: format!("more than {MAX_ENTRIES_PER_DAY} entries in one day"),
+                });
+            }
+            LineKind::Entry(e) => {
+                insert_entry(tx, base | n as i64, &day_s, &f.rel, lineno, &e)?;
+                n += 1;
+            }
+        }
+    }
+    if text.contains('\0') {
+        // One row per (file, line): a second whole-file problem joins the first's reason.
+        match bad.iter_mut().find(|m| m.line == 0) {
+            Some(m) => m.reason.push_str("; file contains NUL bytes"),
+            None => bad.push(Malformed { file: f.rel.clone(), line: 0, reason: "file contains NUL bytes".into() }),
+        }
+    }
+    let mut mal = tx.prepare_cached("INSERT OR REPLACE INTO malformed(file, line, reason) VALUES(?1, ?2, ?3)")?;
+    for m in &bad {
+        mal.execute(params![m.file, m.line, m.reason])?;
+    }
+    tx.execute(
+        "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![f.rel, day_s, f.size, f.mtime_ns, f.inode, hash, n as i64],
+    )?;
+    Ok((n, bad))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(rel: &str, size: i64, mtime: i64) -> FileStat {
+        FileStat { rel: rel.into(), day: day_of_cold_rel(rel).unwrap(), size, mtime_ns: mtime, inode: 7 }
+    }
+
+    #[test]
+    fn plan_detects_new_changed_and_removed() {
+        let known: HashMap<String, Known> = [
+            ("cold/2026-10/2026-10-01.md".to_string(), Known { size: 10, mtime_ns: 1, inode: 7, hash: "a".into() }),
+            ("cold/2026-10/2026-10-02.md".to_string(), Known { size: 10, mtime_ns: 1, inode: 7, hash: "b".into() }),
+            ("cold/2026-10/2026-10-03.md".to_string(), Known { size: 10, mtime_ns: 1, inode: 7, hash: "c".into() }),
+        ]
+        .into();
+        let disk = vec![
+            st("cold/2026-10/2026-10-01.md", 10, 1), // unchanged
+            st("cold/2026-10/2026-10-02.md", 11, 1), // grew
+            st("cold/2026-10/2026-10-04.md", 5, 1),  // new
+        ];
+        let p = plan(&disk, &known);
+        let check: Vec<&str> = p.check.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(check, ["cold/2026-10/2026-10-02.md", "cold/2026-10/2026-10-04.md"]);
+        assert_eq!(
+            p.removed,
+            vec![("cold/2026-10/2026-10-03.md".to_string(), NaiveDate::from_ymd_opt(2026, 10, 3).unwrap())]
+        );
+    }
+
+    #[test]
+    fn id_ranges_are_day_aligned() {
+        let d = NaiveDate::from_ymd_opt(2026, 10, 21).unwrap();
+        let (lo, hi) = id_range(d, d);
+        assert_eq!(hi - lo + 1, 1 << 20);
+        assert_eq!(lo >> 20, day_number(d));
+        let (lo2, _) = id_range(d.succ_opt().unwrap(), d.succ_opt().unwrap());
+        assert_eq!(lo2, hi + 1);
+    }
+}

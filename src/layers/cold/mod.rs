@@ -1,0 +1,332 @@
+//! Writing the cold layer: `write` (one entry, plugin semantics) and `append_entries`
+//! (many entries into one day, for imports and layer moves).
+//!
+//! Canonical file first: the day file is rewritten atomically (temp + fsync + rename) with the
+//! new line appended, under the writer lock; only then is the day re-mirrored into the index.
+//! Existing bytes (headings, notes, odd lines, even invalid UTF-8) are kept as they are.
+
+use chrono::NaiveDate;
+use serde::Serialize;
+
+use crate::files::entry::{Entry, LineKind, Source, format_line, format_ts, parse_line};
+use crate::files::{atomic_write, cold_rel, local_date};
+use crate::index::Store;
+use crate::{Error, Result};
+
+/// Most code points in one entry's text (dsh-memory-layers v1.2 `mem_write`: 单条上限 4000 字).
+pub const MAX_TEXT_CHARS: usize = 4000;
+/// Most code points in a tag (memlayers; the plugin sets none).
+pub const MAX_TAG_CHARS: usize = 64;
+
+/// Arguments of [`Memory::write`], as `mem_write(text, tag?, important?, source?)`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WriteArgs {
+    /// The memory; line breaks and runs of whitespace become one space. 1–4000 code points.
+    pub text: String,
+    /// Optional tag; `[` and `]` are removed, whitespace collapsed; empty → `-`.
+    pub tag: Option<String>,
+    /// Also add it to the hot layer's candidates.
+    pub important: bool,
+    /// Optional provenance, written as `〔src:conv#seq/msgId〕`.
+    pub source: Option<Source>,
+}
+
+/// Result of [`Memory::write`], with the plugin's field names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct WriteResult {
+    /// False when the same tag + text already existed that day (nothing appended).
+    pub added: bool,
+    /// Local date of the day file, YYYY-MM-DD.
+    pub date: String,
+    /// UTC timestamp of the entry (of the existing one when `added` is false).
+    pub ts: String,
+    /// The normalised tag.
+    pub tag: String,
+    /// 1-based index in the hot layer's candidates when `important`, else 0.
+    pub candidate_index: usize,
+    /// The source now on the line.
+    pub source: Option<Source>,
+    /// True when an existing duplicate got the new source marker.
+    pub source_updated: bool,
+    /// True when this write regenerated the day summary (every 20th entry of a day).
+    pub summary_created: bool,
+    /// Entries in the day file after the write.
+    pub day_count: usize,
+    /// `important` only: whether the hot body is over `hotLimit` (plugin `overLimit`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub over_limit: Option<bool>,
+    /// `important` only: the trimming hint, empty when within the limit (plugin `hint`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+/// Collapses all whitespace runs (line breaks included) into single spaces and trims.
+pub fn collapse_ws(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// Normalises a tag the way the plugin does: `[`/`]` removed, whitespace collapsed, empty → `-`.
+/// Errors (field `tag`) on control characters or more than [`MAX_TAG_CHARS`] code points.
+pub fn normalize_tag(tag: Option<&str>) -> Result<String> {
+    let t = collapse_ws(&tag.unwrap_or("").replace(['[', ']'], ""));
+    if t.chars().any(char::is_control) {
+        return Err(Error::bad("tag", "contains a control character"));
+    }
+    if t.chars().count() > MAX_TAG_CHARS {
+        return Err(Error::bad("tag", format!("longer than {MAX_TAG_CHARS} characters")));
+    }
+    Ok(if t.is_empty() { "-".into() } else { t })
+}
+
+/// Normalises entry text: whitespace collapsed; errors (field `text`) when empty, longer than
+/// [`MAX_TEXT_CHARS`] code points, holding control characters, or ending in something that
+/// would read back as a source marker.
+pub fn normalize_text(text: &str) -> Result<String> {
+    let t = collapse_ws(text);
+    if t.is_empty() {
+        return Err(Error::bad("text", "is empty"));
+    }
+    let n = t.chars().count();
+    if n > MAX_TEXT_CHARS {
+        return Err(Error::bad("text", format!("is {n} characters; the limit is {MAX_TEXT_CHARS}")));
+    }
+    if let Some(c) = t.chars().find(|c| c.is_control()) {
+        return Err(Error::bad("text", format!("contains control character U+{:04X}", c as u32)));
+    }
+    let probe = format!("- [2000-01-01T00:00:00.000Z] [-] {t}");
+    if let LineKind::Entry(e) = parse_line(&probe)
+        && e.source.is_some()
+    {
+        return Err(Error::bad("text", "ends with a source marker 〔src:…〕; pass it as `source` instead"));
+    }
+    Ok(t)
+}
+
+/// The outcome of appending entries to one day.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Appended {
+    /// How many of the given entries were new and written.
+    pub added: usize,
+    /// Entries in the day file afterwards.
+    pub day_count: usize,
+}
+
+impl Store {
+    /// `mem_write`: appends one entry to today's cold file (local date in the configured zone).
+    /// Same-day identical tag + text → `added: false`; with a different `source`, only that
+    /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
+    /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
+    /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`]).
+    pub fn write(&self, args: &WriteArgs) -> Result<WriteResult> {
+        let text = normalize_text(&args.text)?;
+        let tag = normalize_tag(args.tag.as_deref())?;
+        if let Some(s) = &args.source {
+            s.validate()?;
+        }
+        let lock = self.lock()?;
+        let now = self.now();
+        let day = local_date(now, self.tz());
+        let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
+        let mut bytes = read_or_empty(&path)?;
+        let text_now = String::from_utf8_lossy(&bytes).into_owned();
+        let mut count = 0usize;
+        let mut dup: Option<(usize, Entry)> = None;
+        for (i, line) in text_now.split('\n').enumerate() {
+            if let LineKind::Entry(e) = parse_line(line) {
+                count += 1;
+                if dup.is_none() && e.tag == tag && e.content == text {
+                    dup = Some((i, e));
+                }
+            }
+        }
+        let mut result = WriteResult {
+            added: false,
+            date: day.format("%Y-%m-%d").to_string(),
+            ts: String::new(),
+            tag: tag.clone(),
+            candidate_index: 0,
+            source: None,
+            source_updated: false,
+            summary_created: false,
+            day_count: count,
+            over_limit: None,
+            hint: None,
+        };
+        if let Some((idx, existing)) = dup {
+            result.ts = format_ts(existing.ts);
+            result.source = existing.source.clone();
+            if let Some(src) = &args.source
+                && existing.source.as_ref() != Some(src)
+            {
+                let updated = Entry { source: Some(src.clone()), ..existing.clone() };
+                bytes = replace_line(&bytes, idx, &format_line(&updated));
+                atomic_write(&path, &bytes)?;
+                self.mirror_day(&lock, day)?;
+                result.source = Some(src.clone());
+                result.source_updated = true;
+            }
+            let e = Entry { source: result.source.clone(), ..existing };
+            self.after_write(&lock, args.important, e, &mut result)?;
+            return Ok(result);
+        }
+        let e = Entry { ts: now, tag, content: text, source: args.source.clone() };
+        let old = bytes.clone();
+        let lineno = append_line(&mut bytes, &mut count_lines(&old), &format_line(&e));
+        atomic_write(&path, &bytes)?;
+        self.mirror_appended(&lock, day, &old, count, &bytes, &[(lineno, &e)])?;
+        result.added = true;
+        result.ts = format_ts(now);
+        result.source = e.source.clone();
+        result.day_count = count + 1;
+        self.after_write(&lock, args.important, e, &mut result)?;
+        Ok(result)
+    }
+
+    /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
+    /// text and source marker together are already in the file or earlier in `entries`. Takes the writer lock unless `lock` is given. Used by imports
+    /// and by the layers (evicted hot blocks, expired candidates).
+    pub fn append_entries(
+        &self,
+        day: NaiveDate,
+        entries: &[Entry],
+        lock: Option<&crate::files::lock::WriterLock>,
+    ) -> Result<Appended> {
+        let mut seen = std::collections::HashSet::new();
+        self.append_filtered(day, entries, lock, &mut |existing, e| {
+            if seen.is_empty() {
+                seen.extend(existing.iter().map(dedupe_key));
+            }
+            seen.insert(dedupe_key(e))
+        })
+    }
+
+    /// Appends the entries of `entries` that `keep(existing_entries, entry)` accepts to the
+    /// cold file of `day`, in one atomic rewrite, then indexes them. Takes the writer lock
+    /// unless `lock` is given.
+    pub(crate) fn append_filtered(
+        &self,
+        day: NaiveDate,
+        entries: &[Entry],
+        lock: Option<&crate::files::lock::WriterLock>,
+        keep: &mut dyn FnMut(&[Entry], &Entry) -> bool,
+    ) -> Result<Appended> {
+        let own;
+        let lock = match lock {
+            Some(l) => l,
+            None => {
+                own = self.lock()?;
+                &own
+            }
+        };
+        let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
+        let mut bytes = read_or_empty(&path)?;
+        let existing: Vec<Entry> = String::from_utf8_lossy(&bytes)
+            .split('\n')
+            .filter_map(|l| match parse_line(l) {
+                LineKind::Entry(e) => Some(e),
+                _ => None,
+            })
+            .collect();
+        let count = existing.len();
+        let old = bytes.clone();
+        let mut added = Vec::new();
+        let mut lines = count_lines(&bytes);
+        for e in entries {
+            if keep(&existing, e) {
+                added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
+            }
+        }
+        if !added.is_empty() {
+            atomic_write(&path, &bytes)?;
+            self.mirror_appended(lock, day, &old, count, &bytes, &added)?;
+        }
+        Ok(Appended { added: added.len(), day_count: count + added.len() })
+    }
+}
+
+/// Identity of an entry for `append_entries`: tag, text and source marker together (a sunk
+/// candidate `[tag] text` keeps the source of its original line, yet is a different entry).
+fn dedupe_key(e: &Entry) -> String {
+    let src = e.source.as_ref().map(Source::marker).unwrap_or_default();
+    format!("{}\u{1}{}\u{1}{src}", e.tag, e.content)
+}
+
+/// Reads a day file, or nothing when it does not exist. A path that is not a regular file (a
+/// FIFO would block the read forever; a socket, device or folder is not a day file) is an
+/// error, and the write is abandoned before anything is replaced.
+fn read_or_empty(path: &std::path::Path) -> Result<Vec<u8>> {
+    if let Ok(meta) = std::fs::metadata(path)
+        && !meta.is_file()
+    {
+        let e =
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "not a regular file; refusing to read or replace it");
+        return Err(Error::io(path, e));
+    }
+    match std::fs::read(path) {
+        Ok(b) => Ok(b),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}
+
+/// Appends `line` and a newline (adding the missing final newline first) to a buffer that holds
+/// `lines` complete lines; returns the 1-based line number of the appended line and counts it.
+fn append_line(bytes: &mut Vec<u8>, lines: &mut i64, line: &str) -> i64 {
+    if !bytes.is_empty() && !bytes.ends_with(b"\n") {
+        bytes.push(b'\n');
+        *lines += 1;
+    }
+    *lines += 1;
+    bytes.extend_from_slice(line.as_bytes());
+    bytes.push(b'\n');
+    *lines
+}
+
+/// Number of `\n` in a buffer (complete lines).
+fn count_lines(bytes: &[u8]) -> i64 {
+    bytes.iter().filter(|b| **b == b'\n').count() as i64
+}
+
+/// Replaces line `idx` (0-based, split on `\n`) keeping its `\r` if it had one.
+fn replace_line(bytes: &[u8], idx: usize, new: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes.len() + 64);
+    for (i, line) in bytes.split(|b| *b == b'\n').enumerate() {
+        if i > 0 {
+            out.push(b'\n');
+        }
+        if i == idx {
+            out.extend_from_slice(new.as_bytes());
+            if line.ends_with(b"\r") {
+                out.push(b'\r');
+            }
+        } else {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn normalisation_follows_the_plugin() {
+        assert_eq!(normalize_tag(Some(" [翻唱] ")).unwrap(), "翻唱");
+        assert_eq!(normalize_tag(Some("[]")).unwrap(), "-");
+        assert_eq!(normalize_tag(None).unwrap(), "-");
+        assert_eq!(normalize_text("a\n\n b\t c ").unwrap(), "a b c");
+        assert!(normalize_text(" \n ").is_err());
+        assert!(normalize_text(&"字".repeat(4001)).is_err());
+        assert_eq!(normalize_text(&"字".repeat(4000)).unwrap().chars().count(), 4000);
+        assert!(normalize_text("x 〔src:a#1〕").is_err());
+        assert!(normalize_text("nul \0 here").is_err());
+    }
+
+    #[test]
+    fn replace_line_keeps_crlf_and_neighbours() {
+        assert_eq!(replace_line(b"a\r\nb\r\nc", 1, "X"), b"a\r\nX\r\nc");
+        assert_eq!(replace_line(b"a\nb\n", 0, "X"), b"X\nb\n");
+    }
+}

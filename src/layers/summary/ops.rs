@@ -1,0 +1,198 @@
+//! `mem_summarize(period?, date?, force?)` on a data root: picks the sources with the plugin's
+//! fallbacks, builds the summary with [`crate::layers::summary`] (pure), writes the file atomically,
+//! mirrors it, and adds the period's top 3 tags to the hot topics index.
+//!
+//! Sources (seeds/002 "mem_summarize"): a day reads its cold entries; a week reads the day
+//! summary of each of its seven days, falling back to that day's cold entries; a month reads
+//! the week summaries of the ISO weeks lying wholly inside it, falling back to their days, and
+//! the other days of the month one by one (day summary, else cold). A day with neither is
+//! skipped. All sources come from the index (cold entries and mirrored summary files), after
+//! a sync, so hand edits count.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use rusqlite::params;
+use serde::Serialize;
+
+use crate::Result;
+use crate::files::entry::{Entry, Source};
+use crate::files::lock::WriterLock;
+use crate::index::Store;
+use crate::index::sync::id_range;
+use crate::layers::summary::{self, DaySource, ParsedSummary, Period, build_day, build_month, build_week, month_plan};
+use crate::layers::sync::LayerScope;
+
+/// Result of [`Memory::summarize`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SummarizeResult {
+    /// day / week / month.
+    pub period: Period,
+    /// The period's label: `2026-10-21`, `2026-W43`, `2026-10`.
+    pub label: String,
+    /// The summary file, relative to the data root (`summaries/week/2026-W43.md`).
+    pub file: String,
+    /// True when this call (re)generated the file; false when an existing one was returned.
+    pub created: bool,
+    /// The whole file text.
+    pub content: String,
+    /// `原 N 条` of the header (`null` when a hand-edited file has none).
+    pub original: Option<usize>,
+    /// `保留 M 行`: item lines in the file.
+    pub kept: usize,
+    /// Lines omitted for the budget.
+    pub omitted: usize,
+    /// Most frequent tags of the period (when generated now).
+    pub top_tags: Vec<String>,
+    /// Topics lines added to hot.md (when generated now).
+    pub topics_added: usize,
+}
+
+/// The cold entries of one local date from the index, in file order.
+fn cold_entries(c: &rusqlite::Connection, day: NaiveDate) -> Result<Vec<Entry>> {
+    let (lo, hi) = id_range(day, day);
+    let mut st =
+        c.prepare_cached("SELECT ts, tag, content, source FROM entries WHERE id BETWEEN ?1 AND ?2 ORDER BY id")?;
+    let rows = st.query_map(params![lo, hi], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?, r.get::<_, Option<String>>(3)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (ts, tag, content, source) = row?;
+        let Ok(ts) = DateTime::parse_from_rfc3339(&ts) else { continue };
+        out.push(Entry {
+            ts: ts.with_timezone(&Utc),
+            tag,
+            content,
+            source: source.as_deref().and_then(Source::from_marker_body),
+        });
+    }
+    Ok(out)
+}
+
+impl Store {
+    /// `mem_summarize(period="day", date=today, force=false)`: `period` is `day`, `week` or
+    /// `month`; `date` a local date `YYYY-MM-DD` inside the period. An existing summary is
+    /// returned as it is unless `force`. Errors: bad `period` / `date` (named), lock timeout,
+    /// I/O. Adding the top tags to hot.md is best effort (a failure is reported on stderr).
+    pub fn summarize(&self, period: Option<&str>, date: Option<&str>, force: bool) -> Result<SummarizeResult> {
+        let period = Period::parse(period.unwrap_or("day"))?;
+        let date = match date {
+            Some(d) => crate::files::parse_date("date", d)?,
+            None => self.today(),
+        };
+        self.summarize_period(period, date, force)
+    }
+
+    /// [`Memory::summarize`] with typed arguments.
+    pub fn summarize_period(&self, period: Period, date: NaiveDate, force: bool) -> Result<SummarizeResult> {
+        self.sync()?;
+        self.sync_layers(LayerScope::All, false, None)?;
+        if !force && let Some(r) = self.existing_summary(period, date)? {
+            return Ok(r);
+        }
+        let lock = self.lock()?;
+        self.sync_layers(LayerScope::All, false, Some(&lock))?;
+        self.summarize_locked(&lock, period, date, force)
+    }
+
+    fn summary_of(&self, period: Period, date: NaiveDate) -> Result<Option<(String, ParsedSummary)>> {
+        Ok(self.layer_body(&period.rel_path(date))?.map(|b| {
+            let text = String::from_utf8_lossy(&b).into_owned();
+            let parsed = summary::parse(&text, period);
+            (text, parsed)
+        }))
+    }
+
+    fn existing_summary(&self, period: Period, date: NaiveDate) -> Result<Option<SummarizeResult>> {
+        Ok(self.summary_of(period, date)?.map(|(text, p)| SummarizeResult {
+            period,
+            label: period.label(date),
+            file: period.rel_path(date),
+            created: false,
+            original: p.original,
+            kept: p.lines.len(),
+            omitted: p.omitted,
+            content: text,
+            top_tags: Vec::new(),
+            topics_added: 0,
+        }))
+    }
+
+    /// What one day contributes: its day summary, else its cold entries, else nothing.
+    fn day_source(&self, c: &rusqlite::Connection, day: NaiveDate) -> Result<Option<DaySource>> {
+        if let Some((_, p)) = self.summary_of(Period::Day, day)? {
+            return Ok(Some(DaySource::Summary(p)));
+        }
+        let entries = cold_entries(c, day)?;
+        Ok((!entries.is_empty()).then_some(DaySource::Cold(entries)))
+    }
+
+    fn day_sources(&self, c: &rusqlite::Connection, days: &[NaiveDate]) -> Result<Vec<(NaiveDate, DaySource)>> {
+        let mut out = Vec::new();
+        for d in days {
+            if let Some(s) = self.day_source(c, *d)? {
+                out.push((*d, s));
+            }
+        }
+        Ok(out)
+    }
+
+    /// Generates (or, without `force`, returns the existing) summary while the caller holds
+    /// the writer lock and has synced the layers. Used by `write` at every 20th entry of a day.
+    pub(crate) fn summarize_locked(
+        &self,
+        lock: &WriterLock,
+        period: Period,
+        date: NaiveDate,
+        force: bool,
+    ) -> Result<SummarizeResult> {
+        if !force && let Some(r) = self.existing_summary(period, date)? {
+            return Ok(r);
+        }
+        let now = self.now();
+        let c = self.conn()?;
+        let s = match period {
+            Period::Day => build_day(date, &cold_entries(&c, date)?, now),
+            Period::Week => build_week(date, &self.day_sources(&c, &summary::week_days(date))?, now)?,
+            Period::Month => {
+                let plan = month_plan(date);
+                let mut weeks = Vec::new();
+                let mut days: Vec<NaiveDate> = Vec::new();
+                for label in &plan.full_weeks {
+                    let monday = summary::week_monday(label, "weeks")?;
+                    match self.summary_of(Period::Week, monday)? {
+                        Some((_, p)) => weeks.push((label.clone(), p)),
+                        None => days.extend(summary::week_days(monday)),
+                    }
+                }
+                for d in &plan.loose_days {
+                    days.push(crate::files::parse_date("date", d)?);
+                }
+                days.sort();
+                build_month(date, &weeks, &self.day_sources(&c, &days)?, now)?
+            }
+        };
+        drop(c);
+        let file = period.rel_path(date);
+        self.write_layer(lock, &file, s.text.as_bytes())?;
+        let topics_added = match self.add_topics_locked(lock, &s.topics) {
+            Ok(n) => n,
+            Err(e) => {
+                eprintln!("memlayers: topics of {file} not added to hot.md: {e}");
+                0
+            }
+        };
+        Ok(SummarizeResult {
+            period,
+            label: s.label,
+            file,
+            created: true,
+            content: s.text,
+            original: Some(s.original),
+            kept: s.kept,
+            omitted: s.omitted,
+            top_tags: s.top_tags,
+            topics_added,
+        })
+    }
+}

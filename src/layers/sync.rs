@@ -1,0 +1,398 @@
+//! Mirroring of the layer files — `hot.md`, `usage.json`, `summaries/{day,week,month}/*.md` —
+//! into the `layer_files` table (and, for usage.json, the `usage` table).
+//!
+//! The files are canonical (spec/engine.md principles 1 and 2): every write of a layer file
+//! goes to the file first, atomically, and then records the file's stat, hash and bytes here
+//! ([`Store::write_layer`]). [`Store::sync_layers`] picks up what changed behind our back —
+//! a hand edit, another tool — the same way the cold sync does: a pure [`plan`] compares
+//! size / mtime / inode with the recorded row, and the apply step re-reads only those files
+//! and compares sha1s. The file always wins:
+//!
+//! * hot.md or a summary changed → its row is replaced by the file's bytes; gone → row dropped.
+//! * usage.json changed → the `usage` table is replaced from the file; unreadable → emptied
+//!   (every entry back to "weight 50, never hit", seeds/002 "文件缺失或损坏时静默重建") and
+//!   rewritten at the next flush; gone → emptied. Never an error.
+//!
+//! [`Store::sync`] (run by every query) looks at hot.md and usage.json only
+//! ([`LayerScope::Live`]); the summaries are looked at ([`LayerScope::All`]) by whatever reads
+//! them — `summarize`, `stats`, `export` — and by `sync --full` or a fresh index, so a query
+//! does not stat thousands of summary files.
+//!
+//! Summary files are only mirrored here: they are never read as cold entries (their item lines
+//! look like malformed entry lines; the cold scanner reads `cold/` only).
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::files::lock::WriterLock;
+use crate::index::Store;
+use crate::index::mirror::{self, Known, Mirror, Table};
+pub use crate::index::sync::LayerReport;
+use crate::index::sync::{SyncReport, sha1_hex};
+use crate::{Error, Result};
+
+/// The hot layer file, relative to the data root.
+pub const HOT_FILE: &str = "hot.md";
+/// The usage ledger file, relative to the data root.
+pub const USAGE_FILE: &str = "usage.json";
+/// The summary folders, relative to the data root, with their kinds.
+pub const SUMMARY_DIRS: [(&str, LayerKind); 3] =
+    [("summaries/day", LayerKind::Day), ("summaries/week", LayerKind::Week), ("summaries/month", LayerKind::Month)];
+
+/// Which layer files a sync looks at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LayerScope {
+    /// hot.md and usage.json: two stats. What every query needs (usage weights) and what
+    /// [`Store::sync`] covers.
+    Live,
+    /// Also every summary file: what `summarize`, `stats` and `export` read, and what
+    /// `sync --full` and a fresh index cover.
+    All,
+}
+
+/// What a layer file is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LayerKind {
+    /// `hot.md`.
+    Hot,
+    /// `usage.json`.
+    Usage,
+    /// `summaries/day/*.md`.
+    Day,
+    /// `summaries/week/*.md`.
+    Week,
+    /// `summaries/month/*.md`.
+    Month,
+}
+
+impl LayerKind {
+    /// The `kind` column value: `hot`, `usage`, `day`, `week`, `month`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LayerKind::Hot => "hot",
+            LayerKind::Usage => "usage",
+            LayerKind::Day => "day",
+            LayerKind::Week => "week",
+            LayerKind::Month => "month",
+        }
+    }
+
+    /// Reads a `kind` column value.
+    pub fn parse(s: &str) -> Option<LayerKind> {
+        Some(match s {
+            "hot" => LayerKind::Hot,
+            "usage" => LayerKind::Usage,
+            "day" => LayerKind::Day,
+            "week" => LayerKind::Week,
+            "month" => LayerKind::Month,
+            _ => return None,
+        })
+    }
+}
+
+/// What the file system says about one layer file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LayerStat {
+    /// Path relative to the data root.
+    pub rel: String,
+    /// Its kind.
+    pub kind: LayerKind,
+    /// Size in bytes.
+    pub size: i64,
+    /// Modification time, ns since the Unix epoch.
+    pub mtime_ns: i64,
+    /// Inode number.
+    pub inode: i64,
+}
+
+/// The outcome of [`plan`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LayerPlan {
+    /// Files new or with a different size / mtime / inode (all files when `full`).
+    pub check: Vec<LayerStat>,
+    /// Files recorded but gone from disk.
+    pub removed: Vec<(String, LayerKind)>,
+}
+
+impl LayerPlan {
+    /// True when nothing needs doing.
+    pub fn is_empty(&self) -> bool {
+        self.check.is_empty() && self.removed.is_empty()
+    }
+}
+
+/// Pure change detection: disk stats (of the files in `scope`) against the recorded rows.
+/// `full` re-checks every file; rows outside `scope` are never reported removed.
+pub fn plan(disk: &[LayerStat], known: &HashMap<String, Known>, scope: LayerScope, full: bool) -> LayerPlan {
+    let mut p = LayerPlan::default();
+    for f in disk {
+        match known.get(&f.rel) {
+            Some(k) if !full && k.size == f.size && k.mtime_ns == f.mtime_ns && k.inode == f.inode => {}
+            _ => p.check.push(f.clone()),
+        }
+    }
+    let on_disk: std::collections::HashSet<&str> = disk.iter().map(|f| f.rel.as_str()).collect();
+    for rel in known.keys() {
+        if !on_disk.contains(rel.as_str())
+            && let Some(kind) = kind_of(rel)
+            && (scope == LayerScope::All || matches!(kind, LayerKind::Hot | LayerKind::Usage))
+        {
+            p.removed.push((rel.clone(), kind));
+        }
+    }
+    p.removed.sort_by(|a, b| a.0.cmp(&b.0));
+    p
+}
+
+/// The kind of a layer path (`hot.md`, `usage.json`, `summaries/<level>/<name>.md`), or `None`.
+pub fn kind_of(rel: &str) -> Option<LayerKind> {
+    match rel {
+        HOT_FILE => return Some(LayerKind::Hot),
+        USAGE_FILE => return Some(LayerKind::Usage),
+        _ => {}
+    }
+    let (dir, name) = rel.rsplit_once('/')?;
+    let kind = SUMMARY_DIRS.iter().find(|(d, _)| *d == dir)?.1;
+    (name.ends_with(".md") && !name.starts_with('.')).then_some(kind)
+}
+
+/// (size, mtime ns, inode) of a regular file; `None` when missing or not a regular file.
+pub fn stat_of(path: &Path) -> Option<(i64, i64, i64)> {
+    let m = std::fs::symlink_metadata(path).ok()?;
+    m.file_type().is_file().then(|| crate::files::identity::identity(&m))
+}
+
+/// Lists the layer files of `scope` under `root` (regular files only; temp files
+/// `.name.tmp-*` and other names are ignored), sorted by path. Errors:
+/// [`Error::OutsideRoot`] when a summaries folder is a symlink leading out of the data root.
+pub fn scan(root: &Path, scope: LayerScope) -> Result<Vec<LayerStat>> {
+    let mut out = Vec::new();
+    let mut push = |rel: String, kind: LayerKind| {
+        if let Some((size, mtime_ns, inode)) = stat_of(&root.join(&rel)) {
+            out.push(LayerStat { rel, kind, size, mtime_ns, inode });
+        }
+    };
+    push(HOT_FILE.to_string(), LayerKind::Hot);
+    push(USAGE_FILE.to_string(), LayerKind::Usage);
+    let dirs = if scope == LayerScope::All { &SUMMARY_DIRS[..] } else { &[] };
+    for &(dir, kind) in dirs {
+        // A summaries folder symlinked out of the root must not be read (safe_join refuses it).
+        let path = crate::files::safe_join(root, dir)?;
+        let entries = match std::fs::read_dir(&path) {
+            Ok(e) => e,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io(&path, e)),
+        };
+        for e in entries {
+            let e = e.map_err(|err| Error::io(&path, err))?;
+            let Ok(name) = e.file_name().into_string() else { continue };
+            let rel = format!("{dir}/{name}");
+            if kind_of(&rel) == Some(kind) {
+                push(rel, kind);
+            }
+        }
+    }
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(out)
+}
+
+/// Records a layer file's row: its stat, the sha1 and code-point count of `bytes`, and the
+/// bytes themselves (NULL for usage.json, whose state is the `usage` table).
+pub fn upsert_row(c: &Connection, f: &LayerStat, bytes: &[u8]) -> Result<()> {
+    let body = (f.kind != LayerKind::Usage).then_some(bytes);
+    let chars = String::from_utf8_lossy(bytes).chars().count() as i64;
+    c.prepare_cached(
+        "INSERT OR REPLACE INTO layer_files(path, kind, size, mtime_ns, inode, hash, chars, body) \
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(params![f.rel, f.kind.as_str(), f.size, f.mtime_ns, f.inode, sha1_hex(bytes), chars, body])?;
+    Ok(())
+}
+
+/// Reads, hashes and mirrors the planned files; drops the removed ones; reloads the usage
+/// table when usage.json changed. One transaction.
+fn apply(c: &mut Connection, root: &Path, p: &LayerPlan, known: &HashMap<String, Known>) -> Result<LayerReport> {
+    let mut rep = LayerReport::default();
+    let tx = c.transaction()?;
+    for (rel, kind) in &p.removed {
+        tx.execute("DELETE FROM layer_files WHERE path = ?1", [rel])?;
+        if *kind == LayerKind::Usage {
+            crate::layers::usage::ops::replace_from_file(&tx, None)?;
+            rep.usage_reloaded = true;
+        }
+        rep.files_removed += 1;
+    }
+    for f in &p.check {
+        let path = root.join(&f.rel);
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io(&path, e)),
+        };
+        let f = LayerStat { size: bytes.len() as i64, ..f.clone() };
+        if known.get(&f.rel).is_some_and(|k| k.hash == sha1_hex(&bytes)) {
+            tx.execute(
+                "UPDATE layer_files SET size = ?2, mtime_ns = ?3, inode = ?4 WHERE path = ?1",
+                params![f.rel, f.size, f.mtime_ns, f.inode],
+            )?;
+            continue;
+        }
+        if f.kind == LayerKind::Usage {
+            if let crate::layers::usage::LoadStatus::Corrupt(why) =
+                crate::layers::usage::ops::replace_from_file(&tx, Some(&bytes))?
+            {
+                // The ledger is rebuilt as the plugin promises, but the unreadable bytes are
+                // kept beside it first: a hand edit gone wrong can be repaired, not just lost.
+                let aside = (0..)
+                    .map(|n| root.join(format!("usage.json.corrupt-{n}")))
+                    .find(|p| !p.exists())
+                    .expect("a free name");
+                crate::files::atomic_write(&aside, &bytes)?;
+                rep.usage_corrupt = Some(format!("{why}; the unreadable file was kept as {}", aside.display()));
+            }
+            rep.usage_reloaded = true;
+        }
+        upsert_row(&tx, &f, &bytes)?;
+        rep.files_mirrored += 1;
+    }
+    tx.commit()?;
+    Ok(rep)
+}
+
+/// The layer files of one [`LayerScope`] as a [`Mirror`]: into `layer_files` (and `usage`).
+struct LayerMirror<'a> {
+    root: &'a Path,
+    scope: LayerScope,
+    /// Re-read every file regardless of stats.
+    full: bool,
+}
+
+impl Mirror for LayerMirror<'_> {
+    type Disk = Vec<LayerStat>;
+    type Plan = LayerPlan;
+    type Report = LayerReport;
+    const TABLE: Table = Table::LayerFiles;
+
+    fn scan(&self) -> Result<Vec<LayerStat>> {
+        scan(self.root, self.scope)
+    }
+
+    fn plan(&self, disk: &Vec<LayerStat>, known: &HashMap<String, Known>) -> LayerPlan {
+        plan(disk, known, self.scope, self.full)
+    }
+
+    fn is_empty(plan: &LayerPlan) -> bool {
+        plan.is_empty()
+    }
+
+    fn apply(&mut self, c: &mut Connection, plan: &LayerPlan, known: &HashMap<String, Known>) -> Result<LayerReport> {
+        apply(c, self.root, plan, known)
+    }
+}
+
+impl Store {
+    /// Brings the index up to date with the files: the layer files of [`LayerScope::Live`]
+    /// (hot.md, usage.json; every layer file when `full`), then the cold files
+    /// ([`Store::sync_cold`]). Cheap when nothing changed (no lock, no reads). Every query
+    /// runs it first, so hand edits are seen by the next query.
+    pub fn sync(&self) -> Result<SyncReport> {
+        self.sync_with_progress(false, &mut |_| {})
+    }
+
+    /// [`Store::sync`] with a progress callback (cold files done) and, when `full`, a re-read
+    /// of every file regardless of stats.
+    pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+        let scope = if full { LayerScope::All } else { LayerScope::Live };
+        let layers = self.sync_layers(scope, full, None)?;
+        let cold = self.sync_cold(full, progress)?;
+        Ok(SyncReport { layers, ..cold })
+    }
+
+    /// Brings the `layer_files` rows of `scope` (and the usage table) up to date with the
+    /// layer files on disk; the file wins (module docs). Cheap when nothing changed: one stat
+    /// per file, no lock. `full` re-reads every file. Pass `lock` when the caller already holds
+    /// the writer lock (taking it twice in one process would wait for itself). A corrupt
+    /// usage.json is reported on stderr and rewritten by this handle's next flush.
+    pub fn sync_layers(&self, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
+        let mut c = self.conn()?;
+        let mut m = LayerMirror { root: self.root(), scope, full };
+        let done = mirror::mirror_changes(&mut m, &mut c, lock, || self.lock())?;
+        let Some((disk, applied)) = done.applied else {
+            return Ok(LayerReport { files_scanned: done.first.len(), ..Default::default() });
+        };
+        if let Some(why) = &applied.usage_corrupt {
+            eprintln!("memlayers: {USAGE_FILE} could not be read ({why}); rebuilt (weight 50, never hit)");
+            self.usage_pending.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+        Ok(LayerReport { files_scanned: disk.len(), ..applied })
+    }
+
+    /// The mirrored bytes of a layer file (`hot.md`, `summaries/...`), `None` when it has no
+    /// row (the file does not exist, as of the last sync). Always `None` for usage.json.
+    pub fn layer_body(&self, rel: &str) -> Result<Option<Vec<u8>>> {
+        let c = self.conn()?;
+        let body: Option<Option<Vec<u8>>> = c
+            .prepare_cached("SELECT body FROM layer_files WHERE path = ?1")?
+            .query_row([rel], |r| r.get(0))
+            .optional()?;
+        Ok(body.flatten())
+    }
+
+    /// Writes a layer file atomically (temp + fsync + rename), then records its row. The
+    /// caller holds the writer lock. Errors: `rel` is not a layer path (field `path`), I/O.
+    pub fn write_layer(&self, _lock: &WriterLock, rel: &str, bytes: &[u8]) -> Result<()> {
+        let kind = kind_of(rel).ok_or_else(|| Error::bad("path", format!("{rel:?} is not a layer file")))?;
+        let path = crate::files::safe_join(self.root(), rel)?;
+        crate::files::atomic_write(&path, bytes)?;
+        let (size, mtime_ns, inode) =
+            stat_of(&path).ok_or_else(|| Error::io(&path, std::io::Error::other("file vanished after writing")))?;
+        let f = LayerStat { rel: rel.to_string(), kind, size, mtime_ns, inode };
+        let c = self.conn()?;
+        upsert_row(&c, &f, bytes)?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(rel: &str, size: i64) -> LayerStat {
+        LayerStat { rel: rel.into(), kind: kind_of(rel).unwrap(), size, mtime_ns: 5, inode: 9 }
+    }
+
+    #[test]
+    fn kinds_of_paths() {
+        assert_eq!(kind_of("hot.md"), Some(LayerKind::Hot));
+        assert_eq!(kind_of("usage.json"), Some(LayerKind::Usage));
+        assert_eq!(kind_of("summaries/week/2026-W43.md"), Some(LayerKind::Week));
+        assert_eq!(kind_of("summaries/day/.2026-10-21.md.tmp-1-0"), None);
+        assert_eq!(kind_of("summaries/day/notes.txt"), None);
+        assert_eq!(kind_of("summaries/year/2026.md"), None);
+        assert_eq!(kind_of("cold/2026-10/2026-10-21.md"), None);
+    }
+
+    #[test]
+    fn plan_finds_new_changed_and_removed() {
+        let known: HashMap<String, Known> = [
+            ("hot.md".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, hash: "a".into() }),
+            ("usage.json".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, hash: "b".into() }),
+            ("summaries/day/2026-10-20.md".to_string(), Known { size: 3, mtime_ns: 5, inode: 9, hash: "c".into() }),
+        ]
+        .into();
+        let disk = vec![st("hot.md", 10), st("usage.json", 11), st("summaries/day/2026-10-21.md", 4)];
+        let p = plan(&disk, &known, LayerScope::All, false);
+        let check: Vec<&str> = p.check.iter().map(|f| f.rel.as_str()).collect();
+        assert_eq!(check, ["usage.json", "summaries/day/2026-10-21.md"]);
+        assert_eq!(p.removed, vec![("summaries/day/2026-10-20.md".to_string(), LayerKind::Day)]);
+        assert_eq!(plan(&disk, &known, LayerScope::All, true).check.len(), 3);
+        // The live scope never drops summary rows it did not look at.
+        let live = plan(&disk[..2], &known, LayerScope::Live, false);
+        assert_eq!(live.check.len(), 1);
+        assert!(live.removed.is_empty());
+    }
+}

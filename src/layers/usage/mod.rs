@@ -1,0 +1,506 @@
+//! The usage ledger (`usage.json`): recall hits, weights and half-life decay. Pure: no file
+//! I/O and no clock; callers pass the file text in, get bytes out, and pass `now`.
+//!
+//! Format and rules per dsh-memory-layers v1.2.1 (seeds/002, "召回留痕与权重（v1.2）"):
+//!
+//! ```json
+//! {
+//!   "version": 1,
+//!   "entries": {
+//!     "<sha1(content)>": {
+//!       "hits": 3,
+//!       "firstHitAt": "2026-10-01T03:10:00.000Z",
+//!       "lastHitAt": "2026-10-21T03:10:00.000Z",
+//!       "weight": 68,
+//!       "lastDecayAt": "2026-10-21T03:10:00.000Z"
+//!     }
+//!   }
+//! }
+//! ```
+//!
+//! * Key: lowercase hex SHA-1 of the entry content (the text without its source marker), see
+//!   [`key`].
+//! * A hit (recall / recent / by-tag / by-date / retrieve returned the entry): `hits + 1`,
+//!   `weight + 6` capped at 100, `lastHitAt = now`, `firstHitAt` set on the first hit
+//!   ([`Ledger::record_hit`]). An entry never seen has weight 50 ([`DEFAULT_WEIGHT`]).
+//! * Promotion into the hot body: `weight + 15` (cap 100), only for entries already in the
+//!   ledger ([`Ledger::promote`]).
+//! * Decay on read: `weight *= 0.5^(d / halfLifeDays)` where `d` is the number of WHOLE days
+//!   since `lastDecayAt`; nothing happens before one whole day has passed, and `lastDecayAt`
+//!   then moves forward by exactly `d` days so the fraction of a day is not lost
+//!   ([`Ledger::decay`]). Weights never go below 0.
+//!
+//! Serialisation ([`Ledger::to_json`]) is deterministic: two-space pretty JSON, `version`
+//! then `entries`, entries sorted by key, the record fields in the plugin's documented order
+//! (`hits`, `firstHitAt`, `lastHitAt`, `weight`, `lastDecayAt`), whole-number weights written
+//! without a fraction (`68`, as JavaScript writes them), instants as
+//! `YYYY-MM-DDTHH:MM:SS.mmmZ`, and a final newline.
+
+pub mod ops;
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Serialize, Serializer};
+use serde_json::Value;
+use sha1::{Digest, Sha1};
+
+use crate::files::entry::format_ts;
+
+/// Weight of an entry that is not in the ledger (seeds/002: "删掉会按‘权重 50、从未命中’重建").
+pub const DEFAULT_WEIGHT: f64 = 50.0;
+/// Weight added per hit (seeds/002: "weight += 6").
+pub const HIT_BONUS: f64 = 6.0;
+/// Weight added when promoted into the hot body (seeds/002: "weight += 15").
+pub const PROMOTE_BONUS: f64 = 15.0;
+/// Upper bound of a weight (seeds/002: "上限 100").
+pub const MAX_WEIGHT: f64 = 100.0;
+/// The only ledger version this module reads and writes.
+pub const VERSION: u64 = 1;
+
+const DAY_SECS: i64 = 86_400;
+
+/// The ledger key of an entry: lowercase hex SHA-1 of its content (UTF-8 bytes, without the
+/// source marker). `key("abc")` is `a9993e364706816aba3e25717850c26c9cd0d89d`.
+pub fn key(content: &str) -> String {
+    let digest = Sha1::digest(content.as_bytes());
+    let mut s = String::with_capacity(40);
+    for b in digest.iter() {
+        s.push_str(&format!("{b:02x}"));
+    }
+    s
+}
+
+/// One ledger record. Instants are UTC; `None` means the field was absent in the file.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Record {
+    /// Number of hits so far.
+    pub hits: u64,
+    /// Instant of the first hit.
+    #[serde(rename = "firstHitAt", serialize_with = "ser_ts", skip_serializing_if = "Option::is_none")]
+    pub first_hit_at: Option<DateTime<Utc>>,
+    /// Instant of the latest hit.
+    #[serde(rename = "lastHitAt", serialize_with = "ser_ts", skip_serializing_if = "Option::is_none")]
+    pub last_hit_at: Option<DateTime<Utc>>,
+    /// Current weight, 0–100.
+    #[serde(serialize_with = "ser_weight")]
+    pub weight: f64,
+    /// Instant up to which decay has been applied.
+    #[serde(rename = "lastDecayAt", serialize_with = "ser_ts", skip_serializing_if = "Option::is_none")]
+    pub last_decay_at: Option<DateTime<Utc>>,
+}
+
+impl Default for Record {
+    fn default() -> Self {
+        Record { hits: 0, first_hit_at: None, last_hit_at: None, weight: DEFAULT_WEIGHT, last_decay_at: None }
+    }
+}
+
+impl Record {
+    /// The weight this record would have after decaying to `now` (same rule as
+    /// [`Ledger::decay`]), without changing the record.
+    pub fn weight_at(&self, now: DateTime<Utc>, half_life_days: f64) -> f64 {
+        let mut r = self.clone();
+        r.decay(now, half_life_days);
+        r.weight
+    }
+
+    /// Applies decay up to `now`; returns true when the record changed.
+    fn decay(&mut self, now: DateTime<Utc>, half_life_days: f64) -> bool {
+        let Some(anchor) = self.last_decay_at.or(self.last_hit_at).or(self.first_hit_at) else {
+            self.last_decay_at = Some(now);
+            return true;
+        };
+        let days = (now - anchor).num_seconds().div_euclid(DAY_SECS);
+        if days < 1 {
+            return false;
+        }
+        if half_life_days > 0.0 {
+            self.weight = (self.weight * 0.5f64.powf(days as f64 / half_life_days)).max(0.0);
+        }
+        self.last_decay_at = Some(anchor + Duration::seconds(days * DAY_SECS));
+        true
+    }
+}
+
+fn ser_ts<S: Serializer>(ts: &Option<DateTime<Utc>>, s: S) -> Result<S::Ok, S::Error> {
+    match ts {
+        Some(t) => s.serialize_str(&format_ts(*t)),
+        None => s.serialize_none(),
+    }
+}
+
+/// Writes whole numbers without a fraction, the way JavaScript's `JSON.stringify` does.
+fn ser_weight<S: Serializer>(w: &f64, s: S) -> Result<S::Ok, S::Error> {
+    if w.is_finite() && w.fract() == 0.0 && w.abs() < 9.0e15 { s.serialize_i64(*w as i64) } else { s.serialize_f64(*w) }
+}
+
+/// How a ledger text was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase", tag = "status", content = "reason")]
+pub enum LoadStatus {
+    /// Read as is (individual bad fields may have been defaulted, see [`Ledger::parse`]).
+    Ok,
+    /// There was no file; the ledger starts empty.
+    Missing,
+    /// The file could not be read as a version-1 ledger; the ledger starts empty and the
+    /// reason says why. The caller rebuilds it silently (seeds/002: "文件缺失或损坏时静默重建").
+    Corrupt(String),
+}
+
+/// The whole ledger. Keys are kept sorted.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct Ledger {
+    /// Records by key (see [`key`]).
+    pub entries: BTreeMap<String, Record>,
+}
+
+impl Ledger {
+    /// Reads a ledger. `text` is the file content, `None` when the file does not exist.
+    /// Never fails: a missing or unreadable file gives an empty ledger and a status saying
+    /// so. Inside a readable file, tolerant per field: a non-object record is dropped, a
+    /// missing or non-numeric `hits` reads 0, `weight` reads 50 and is clamped to 0–100,
+    /// unparseable instants read as absent.
+    pub fn parse(text: Option<&str>) -> (Ledger, LoadStatus) {
+        let Some(text) = text else {
+            return (Ledger::default(), LoadStatus::Missing);
+        };
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let v: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => return (Ledger::default(), LoadStatus::Corrupt(format!("not JSON: {e}"))),
+        };
+        let Value::Object(top) = v else {
+            return (Ledger::default(), LoadStatus::Corrupt("top level is not an object".into()));
+        };
+        match top.get("version").and_then(Value::as_u64) {
+            Some(VERSION) => {}
+            other => {
+                return (Ledger::default(), LoadStatus::Corrupt(format!("version is {other:?}, expected 1")));
+            }
+        }
+        let Some(Value::Object(entries)) = top.get("entries") else {
+            return (Ledger::default(), LoadStatus::Corrupt("entries is missing or not an object".into()));
+        };
+        let mut ledger = Ledger::default();
+        for (k, v) in entries {
+            let Value::Object(r) = v else { continue };
+            let ts = |name: &str| {
+                r.get(name)
+                    .and_then(Value::as_str)
+                    .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+                    .map(|t| t.with_timezone(&Utc))
+            };
+            let hits = r.get("hits").and_then(Value::as_f64).filter(|h| h.is_finite() && *h >= 0.0).unwrap_or(0.0);
+            let weight = r.get("weight").and_then(Value::as_f64).filter(|w| w.is_finite()).unwrap_or(DEFAULT_WEIGHT);
+            ledger.entries.insert(
+                k.clone(),
+                Record {
+                    hits: hits.floor() as u64,
+                    first_hit_at: ts("firstHitAt"),
+                    last_hit_at: ts("lastHitAt"),
+                    weight: weight.clamp(0.0, MAX_WEIGHT),
+                    last_decay_at: ts("lastDecayAt"),
+                },
+            );
+        }
+        (ledger, LoadStatus::Ok)
+    }
+
+    /// The file bytes: deterministic (same ledger → same bytes), see the module docs.
+    pub fn to_json(&self) -> String {
+        #[derive(Serialize)]
+        struct File<'a> {
+            version: u64,
+            entries: &'a BTreeMap<String, Record>,
+        }
+        let mut s = serde_json::to_string_pretty(&File { version: VERSION, entries: &self.entries })
+            .expect("a ledger of strings and finite numbers always serialises");
+        s.push('\n');
+        s
+    }
+
+    /// Applies decay to every record up to `now` (seeds/002 "衰减"); returns how many records
+    /// changed, so the caller knows whether the file needs writing. A record without any
+    /// instant gets `lastDecayAt = now` (its decay clock starts).
+    pub fn decay(&mut self, now: DateTime<Utc>, half_life_days: f64) -> usize {
+        self.entries.values_mut().map(|r| r.decay(now, half_life_days)).filter(|c| *c).count()
+    }
+
+    /// Records one hit of the entry with `key`: creates it at weight 50 when absent, then
+    /// `hits + 1`, `weight + 6` (cap 100), `lastHitAt = now`, `firstHitAt` and `lastDecayAt`
+    /// set to `now` when absent. Returns the record after the hit.
+    pub fn record_hit(&mut self, key: &str, now: DateTime<Utc>) -> &Record {
+        let r = self.entries.entry(key.to_string()).or_default();
+        r.hits += 1;
+        r.weight = (r.weight + HIT_BONUS).min(MAX_WEIGHT);
+        r.last_hit_at = Some(now);
+        r.first_hit_at.get_or_insert(now);
+        r.last_decay_at.get_or_insert(now);
+        r
+    }
+
+    /// Promotion into the hot body: `weight + 15` (cap 100) when `key` is already in the
+    /// ledger; returns false and changes nothing otherwise (seeds/002: "只对已在账本里的条目生效").
+    pub fn promote(&mut self, key: &str) -> bool {
+        match self.entries.get_mut(key) {
+            Some(r) => {
+                r.weight = (r.weight + PROMOTE_BONUS).min(MAX_WEIGHT);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// The record of `key`, if any.
+    pub fn get(&self, key: &str) -> Option<&Record> {
+        self.entries.get(key)
+    }
+
+    /// The stored weight of `key`, or 50 for an entry not in the ledger.
+    pub fn weight(&self, key: &str) -> f64 {
+        self.entries.get(key).map_or(DEFAULT_WEIGHT, |r| r.weight)
+    }
+}
+
+/// Write throttling for usage.json (seeds/002: "写盘按 usageThrottleMs 节流合并，进程退出前会把
+/// 没落盘的命中补写"). Pure bookkeeping: the caller asks [`Throttle::due`] after each change and
+/// [`Throttle::needs_flush`] at exit.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Throttle {
+    /// Instant of the last write, `None` before the first.
+    pub last_write: Option<DateTime<Utc>>,
+    /// True when the in-memory ledger has changes not yet written.
+    pub dirty: bool,
+}
+
+impl Throttle {
+    /// Marks the ledger as changed.
+    pub fn mark_dirty(&mut self) {
+        self.dirty = true;
+    }
+
+    /// True when there are unwritten changes and the last write is at least `throttle_ms`
+    /// milliseconds before `now` (or there was none).
+    pub fn due(&self, now: DateTime<Utc>, throttle_ms: u64) -> bool {
+        self.dirty && should_write(self.last_write, now, throttle_ms)
+    }
+
+    /// Records a successful write at `now`.
+    pub fn wrote(&mut self, now: DateTime<Utc>) {
+        self.last_write = Some(now);
+        self.dirty = false;
+    }
+
+    /// True when changes are pending (to be written at exit regardless of the throttle).
+    pub fn needs_flush(&self) -> bool {
+        self.dirty
+    }
+}
+
+/// The throttle rule alone: write when there was no previous write, or when at least
+/// `throttle_ms` milliseconds have passed since it (a clock that went backwards counts as
+/// not elapsed).
+pub fn should_write(last_write: Option<DateTime<Utc>>, now: DateTime<Utc>, throttle_ms: u64) -> bool {
+    match last_write {
+        None => true,
+        Some(last) => (now - last).num_milliseconds() >= i64::try_from(throttle_ms).unwrap_or(i64::MAX),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(s: &str) -> DateTime<Utc> {
+        DateTime::parse_from_rfc3339(s).unwrap().with_timezone(&Utc)
+    }
+
+    #[test]
+    fn key_is_lowercase_hex_sha1() {
+        // FIPS 180 test vector.
+        assert_eq!(key("abc"), "a9993e364706816aba3e25717850c26c9cd0d89d");
+        assert_eq!(key(""), "da39a3ee5e6b4b0d3255bfef95601890afd80709");
+    }
+
+    #[test]
+    fn sixty_days_at_half_life_thirty_quarters_the_weight() {
+        // seeds/002 acceptance: lastDecayAt moved 60 days back → weight ≈ 1/4.
+        let now = t("2026-10-21T03:10:00.000Z");
+        let mut l = Ledger::default();
+        l.entries.insert(
+            "k".into(),
+            Record { hits: 2, weight: 80.0, last_decay_at: Some(t("2026-08-22T03:10:00.000Z")), ..Record::default() },
+        );
+        assert_eq!(l.decay(now, 30.0), 1);
+        let r = l.get("k").unwrap();
+        assert_eq!(r.weight, 20.0);
+        assert_eq!(r.last_decay_at, Some(now));
+    }
+
+    #[test]
+    fn decay_uses_whole_days_and_keeps_the_fraction() {
+        let mut l = Ledger::default();
+        let start = t("2026-10-01T00:00:00.000Z");
+        l.entries.insert("k".into(), Record { weight: 40.0, last_decay_at: Some(start), ..Record::default() });
+        // 23 h: not a whole day, nothing changes.
+        assert_eq!(l.decay(t("2026-10-01T23:00:00.000Z"), 1.0), 0);
+        assert_eq!(l.get("k").unwrap().weight, 40.0);
+        // 1 day 12 h with half-life 1 day: one halving, clock moves exactly one day.
+        assert_eq!(l.decay(t("2026-10-02T12:00:00.000Z"), 1.0), 1);
+        assert_eq!(l.get("k").unwrap().weight, 20.0);
+        assert_eq!(l.get("k").unwrap().last_decay_at, Some(t("2026-10-02T00:00:00.000Z")));
+        // 12 h later (2 d since start): the kept half day completes another whole day.
+        assert_eq!(l.decay(t("2026-10-03T00:00:00.000Z"), 1.0), 1);
+        assert_eq!(l.get("k").unwrap().weight, 10.0);
+    }
+
+    #[test]
+    fn decay_anchor_falls_back_and_starts_the_clock() {
+        let mut l = Ledger::default();
+        l.entries.insert(
+            "hit".into(),
+            Record { weight: 60.0, last_hit_at: Some(t("2026-09-21T00:00:00.000Z")), ..Record::default() },
+        );
+        l.entries.insert("bare".into(), Record::default());
+        let now = t("2026-10-21T00:00:00.000Z");
+        assert_eq!(l.decay(now, 30.0), 2);
+        assert_eq!(l.get("hit").unwrap().weight, 30.0); // 30 days from lastHitAt
+        assert_eq!(l.get("bare").unwrap().weight, 50.0);
+        assert_eq!(l.get("bare").unwrap().last_decay_at, Some(now));
+        // A future anchor (clock skew) leaves the weight alone.
+        let mut f = Record { weight: 70.0, last_decay_at: Some(t("2026-11-01T00:00:00.000Z")), ..Record::default() };
+        assert!(!f.decay(now, 30.0));
+        assert_eq!(f.weight, 70.0);
+    }
+
+    #[test]
+    fn weight_at_does_not_mutate() {
+        let r = Record { weight: 80.0, last_decay_at: Some(t("2026-09-21T00:00:00.000Z")), ..Record::default() };
+        assert_eq!(r.weight_at(t("2026-10-21T00:00:00.000Z"), 30.0), 40.0);
+        assert_eq!(r.weight, 80.0);
+    }
+
+    #[test]
+    fn hits_add_six_capped_at_100() {
+        let mut l = Ledger::default();
+        let t1 = t("2026-10-01T00:00:00.000Z");
+        let t2 = t("2026-10-02T00:00:00.000Z");
+        let r = l.record_hit("k", t1).clone();
+        assert_eq!(
+            (r.hits, r.weight, r.first_hit_at, r.last_hit_at, r.last_decay_at),
+            (1, 56.0, Some(t1), Some(t1), Some(t1))
+        );
+        let r = l.record_hit("k", t2).clone();
+        assert_eq!(
+            (r.hits, r.weight, r.first_hit_at, r.last_hit_at, r.last_decay_at),
+            (2, 62.0, Some(t1), Some(t2), Some(t1))
+        );
+        l.entries.get_mut("k").unwrap().weight = 97.0;
+        assert_eq!(l.record_hit("k", t2).weight, 100.0);
+    }
+
+    #[test]
+    fn promote_only_known_entries() {
+        let mut l = Ledger::default();
+        assert!(!l.promote("new"));
+        assert!(l.entries.is_empty());
+        l.record_hit("k", t("2026-10-01T00:00:00.000Z")); // 56
+        assert!(l.promote("k"));
+        assert_eq!(l.weight("k"), 71.0);
+        assert!(l.promote("k"));
+        assert!(l.promote("k"));
+        assert_eq!(l.weight("k"), 100.0); // 86 + 15 capped
+        assert_eq!(l.weight("unknown"), 50.0);
+    }
+
+    #[test]
+    fn serialises_deterministically_in_the_plugin_shape() {
+        let mut l = Ledger::default();
+        l.record_hit("bb", t("2026-10-21T03:10:00Z"));
+        l.entries.insert(
+            "aa".into(),
+            Record {
+                hits: 3,
+                first_hit_at: Some(t("2026-10-01T00:00:00Z")),
+                last_hit_at: Some(t("2026-10-20T00:00:00Z")),
+                weight: 17.5,
+                last_decay_at: Some(t("2026-10-20T00:00:00Z")),
+            },
+        );
+        let expected = r#"{
+  "version": 1,
+  "entries": {
+    "aa": {
+      "hits": 3,
+      "firstHitAt": "2026-10-01T00:00:00.000Z",
+      "lastHitAt": "2026-10-20T00:00:00.000Z",
+      "weight": 17.5,
+      "lastDecayAt": "2026-10-20T00:00:00.000Z"
+    },
+    "bb": {
+      "hits": 1,
+      "firstHitAt": "2026-10-21T03:10:00.000Z",
+      "lastHitAt": "2026-10-21T03:10:00.000Z",
+      "weight": 56,
+      "lastDecayAt": "2026-10-21T03:10:00.000Z"
+    }
+  }
+}
+"#;
+        assert_eq!(l.to_json(), expected);
+        let (back, status) = Ledger::parse(Some(expected));
+        assert_eq!(status, LoadStatus::Ok);
+        assert_eq!(back, l);
+        assert_eq!(back.to_json(), expected);
+        assert_eq!(Ledger::default().to_json(), "{\n  \"version\": 1,\n  \"entries\": {}\n}\n");
+    }
+
+    #[test]
+    fn missing_or_corrupt_files_give_an_empty_ledger() {
+        assert_eq!(Ledger::parse(None), (Ledger::default(), LoadStatus::Missing));
+        for bad in ["", "{", "[]", r#"{"version":2,"entries":{}}"#, r#"{"version":1}"#, r#"{"version":1,"entries":[]}"#]
+        {
+            let (l, s) = Ledger::parse(Some(bad));
+            assert!(l.entries.is_empty(), "{bad}");
+            assert!(matches!(s, LoadStatus::Corrupt(_)), "{bad} → {s:?}");
+        }
+    }
+
+    #[test]
+    fn tolerant_fields() {
+        let text = r#"{"version":1,"entries":{
+            "a":{"hits":"x","weight":150,"lastHitAt":"yesterday"},
+            "b":{"hits":2.7,"weight":-3},
+            "c":5,
+            "d":{}
+        }}"#;
+        let (l, s) = Ledger::parse(Some(text));
+        assert_eq!(s, LoadStatus::Ok);
+        assert_eq!(l.entries.len(), 3);
+        let a = l.get("a").unwrap();
+        assert_eq!((a.hits, a.weight, a.last_hit_at), (0, 100.0, None));
+        let b = l.get("b").unwrap();
+        assert_eq!((b.hits, b.weight), (2, 0.0));
+        assert_eq!(l.get("d").unwrap().weight, 50.0);
+    }
+
+    #[test]
+    fn throttle() {
+        let t0 = t("2026-10-21T00:00:00.000Z");
+        assert!(should_write(None, t0, 5000));
+        assert!(!should_write(Some(t0), t0 + Duration::milliseconds(4999), 5000));
+        assert!(should_write(Some(t0), t0 + Duration::milliseconds(5000), 5000));
+        assert!(!should_write(Some(t0), t0 - Duration::milliseconds(1), 0));
+        let mut th = Throttle::default();
+        assert!(!th.due(t0, 5000));
+        th.mark_dirty();
+        assert!(th.due(t0, 5000));
+        th.wrote(t0);
+        assert!(!th.needs_flush());
+        th.mark_dirty();
+        assert!(!th.due(t0 + Duration::seconds(4), 5000));
+        assert!(th.needs_flush());
+        assert!(th.due(t0 + Duration::seconds(5), 5000));
+    }
+}

@@ -1,0 +1,305 @@
+//! [`Memory`]: one open data root — its files, its index and its configuration.
+//!
+//! Every query first brings the index up to date with the files ([`Memory::sync`]), so hand
+//! edits are seen by the next query. Every write takes the writer lock, writes the canonical
+//! file atomically, then mirrors that file into the index.
+
+use std::collections::HashSet;
+use std::path::Path;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
+
+use crate::files::entry::{Entry, Source};
+use crate::files::lock::WriterLock;
+use crate::import::{Format, ImportReport};
+use crate::index::check::CheckReport;
+use crate::index::sync::SyncReport;
+use crate::index::{OpenState, Store};
+use crate::layers::cold::{Appended, WriteArgs, WriteResult};
+use crate::layers::export::ExportReport;
+use crate::layers::hot::set::HotSetResult;
+use crate::layers::hot::{HotDoc, HotGetResult};
+use crate::layers::session::ops::SessionEndResult;
+use crate::layers::stats::Stats;
+use crate::layers::summary::Period;
+use crate::layers::summary::ops::SummarizeResult;
+use crate::layers::sync::{LayerReport, LayerScope};
+use crate::layers::usage::Ledger;
+use crate::query::ListResult;
+use crate::query::retrieve::{RetrieveArgs, RetrieveResult};
+use crate::query::search::RecallResult;
+use crate::{Config, Result};
+
+/// An open data root: a thin facade over the subsystems (listings, search and retrieve in
+/// [`crate::query`], the layers in [`crate::layers`], import, the index in [`crate::index`]),
+/// which all work on the [`Store`] it holds.
+#[derive(Debug)]
+pub struct Memory {
+    store: Store,
+    open_report: SyncReport,
+    warnings: Vec<String>,
+}
+
+impl Memory {
+    /// Opens the data root `root` (created if missing) with `config`: opens or rebuilds
+    /// `index.sqlite3` and mirrors every new or changed cold file. Errors: the root cannot be
+    /// created, the index cannot be created, or another writer holds the lock longer than
+    /// `lockTimeoutMs` while files need mirroring.
+    pub fn open(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
+        let (store, state, warnings) = Store::open(root.as_ref(), config)?;
+        let open_report = store.sync_with_progress(state == OpenState::Fresh, &mut |_| {})?;
+        Ok(Memory { store, open_report, warnings })
+    }
+
+    /// Opens without mirroring anything: for `check`, which reports the index as it is.
+    pub fn open_unsynced(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
+        let (store, _, warnings) = Store::open(root.as_ref(), config)?;
+        Ok(Memory { store, open_report: SyncReport::default(), warnings })
+    }
+
+    /// Pins "now" (UTC) for everything this handle does: writes, `recent`, time expressions.
+    /// For tests, demos and `--now`; without it the system clock is read.
+    pub fn with_now(mut self, now: DateTime<Utc>) -> Memory {
+        self.store.pin_now(now);
+        self
+    }
+
+    /// What the sync at open did.
+    pub fn open_report(&self) -> &SyncReport {
+        &self.open_report
+    }
+
+    /// Warnings raised while opening (e.g. a corrupt index rebuilt).
+    pub fn warnings(&self) -> &[String] {
+        &self.warnings
+    }
+
+    /// The subsystems' context (index pool, lock, clock, configuration, root).
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+    /// Imports an archive folder (`format` or auto-detected) into this data root. `progress`
+    /// receives (days done, days total). Errors: the folder cannot be read, or is this data
+    /// root's own `cold/` parent with format other than dsh (field `path`); a lock timeout.
+    /// Source files are only read, never modified.
+    pub fn import(
+        &self,
+        path: &Path,
+        format: Option<Format>,
+        progress: &mut dyn FnMut(usize, usize),
+    ) -> Result<ImportReport> {
+        self.store.import(path, format, progress)
+    }
+
+    /// Compares index and files without modifying either. Meaningful on a handle opened with
+    /// [`Memory::open_unsynced`]; on a synced handle it reports what the sync left.
+    pub fn check(&self) -> Result<CheckReport> {
+        self.store.check()
+    }
+
+    /// The current instant: the pinned one, or the system clock truncated to milliseconds
+    /// (the precision of entry timestamps).
+    pub fn now(&self) -> DateTime<Utc> {
+        self.store.now()
+    }
+
+    /// Today's local date in the configured time zone.
+    pub fn today(&self) -> NaiveDate {
+        self.store.today()
+    }
+
+    /// The data root.
+    pub fn root(&self) -> &Path {
+        self.store.root()
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        self.store.config()
+    }
+
+    /// The configured time zone (partitions cold files; frames time expressions).
+    pub fn tz(&self) -> Tz {
+        self.store.tz()
+    }
+
+    /// A pooled connection to the index.
+    pub fn conn(&self) -> Result<r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>> {
+        self.store.conn()
+    }
+
+    /// Takes the writer lock (bounded by `lockTimeoutMs`).
+    pub fn lock(&self) -> Result<WriterLock> {
+        self.store.lock()
+    }
+
+    /// `mem_write`: appends one entry to today's cold file (local date in the configured zone).
+    /// Same-day identical tag + text → `added: false`; with a different `source`, only that
+    /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
+    /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
+    /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`]).
+    pub fn write(&self, args: &WriteArgs) -> Result<WriteResult> {
+        self.store.write(args)
+    }
+
+    /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
+    /// text and source marker together are already in the file or earlier in `entries`. Takes the writer lock unless `lock` is given. Used by imports
+    /// and by the layers (evicted hot blocks, expired candidates).
+    pub fn append_entries(
+        &self,
+        day: NaiveDate,
+        entries: &[Entry],
+        lock: Option<&crate::files::lock::WriterLock>,
+    ) -> Result<Appended> {
+        self.store.append_entries(day, entries, lock)
+    }
+
+    /// Writes hot.md, summaries/ and usage.json from the index (module docs). Errors: lock
+    /// timeout, I/O, index.
+    pub fn export(&self) -> Result<ExportReport> {
+        self.store.export()
+    }
+
+    /// The mirrored hot.md, parsed; `None` when there is no hot.md (as of the last sync).
+    pub fn hot_doc(&self) -> Result<Option<HotDoc>> {
+        self.store.hot_doc()
+    }
+
+    /// `mem_hot_get()`: the body, its size against `hotLimit`, the candidates and the topics
+    /// index. Candidates past `candidateTtlDays`, and the oldest beyond `candidateMax`, sink to
+    /// today's cold file first (tag `candidate-expired`, text `[original tag] text`), counted
+    /// in `pruned`; if that cold write fails they stay, `pruned` counts nothing and `warnings`
+    /// says why. Errors: index or lock failures, or hot.md cannot be rewritten after the sink.
+    pub fn hot_get(&self) -> Result<HotGetResult> {
+        self.store.hot_get()
+    }
+
+    /// `mem_hot_set(content)`: replaces the body with `content` (empty clears it); candidates
+    /// and topics are kept unless `content` carries its own blocks. Blocks new to the body
+    /// whose text is in the usage ledger get `+15`. Over `hotLimit` with `autoEvict`, the least
+    /// active blocks move to today's cold file (tag `hot-evict`) first, then leave the body
+    /// (`evicted`, `charsAfterEvict`, `evictHint`); if the cold write fails the body is written
+    /// un-evicted and `evictHint` says why. Errors: lock timeout, I/O, index.
+    pub fn hot_set(&self, content: &str) -> Result<HotSetResult> {
+        self.store.hot_set(content)
+    }
+
+    /// The `conv#seq` keys of every session already logged (entries tagged `session` with a
+    /// source marker).
+    pub fn logged_sessions(&self) -> Result<HashSet<String>> {
+        self.store.logged_sessions()
+    }
+
+    /// Session end: when `autoLogOnSessionEnd` is on and at least `autoLogMinTurns` non-blank
+    /// turns are given, appends one record (tag `session`, the last 3 turns, ≤ 200 code points,
+    /// the given source) to today's cold file, at most once per `source` `conv#seq`. Otherwise
+    /// `logged: false` with the reason. Errors: invalid source (fields `source.*`), lock
+    /// timeout, I/O.
+    pub fn session_end(&self, turns: &[String], source: Option<&Source>) -> Result<SessionEndResult> {
+        self.store.session_end(turns, source)
+    }
+
+    /// `mem_stats()`: hot chars / limit / candidates / topics; cold files and entries per month
+    /// with the latest date; file counts and chars of the three summary levels; usage totals
+    /// and `topRecalled` / `weightTop` / `weightBottom` (5 each, text cut to 40 code points).
+    /// Read-only. Errors: index failures.
+    pub fn stats(&self) -> Result<Stats> {
+        self.store.stats()
+    }
+
+    /// `mem_summarize(period="day", date=today, force=false)`: `period` is `day`, `week` or
+    /// `month`; `date` a local date `YYYY-MM-DD` inside the period. An existing summary is
+    /// returned as it is unless `force`. Errors: bad `period` / `date` (named), lock timeout,
+    /// I/O. Adding the top tags to hot.md is best effort (a failure is reported on stderr).
+    pub fn summarize(&self, period: Option<&str>, date: Option<&str>, force: bool) -> Result<SummarizeResult> {
+        self.store.summarize(period, date, force)
+    }
+
+    /// [`Memory::summarize`] with typed arguments.
+    pub fn summarize_period(&self, period: Period, date: NaiveDate, force: bool) -> Result<SummarizeResult> {
+        self.store.summarize_period(period, date, force)
+    }
+
+    /// Brings the index up to date with the files: the layer files of [`LayerScope::Live`]
+    /// (hot.md, usage.json; every layer file when `full`), then the cold files
+    /// ([`Memory::sync_cold`]). Cheap when nothing changed (no lock, no reads). Every query
+    /// runs it first, so hand edits are seen by the next query.
+    pub fn sync(&self) -> Result<SyncReport> {
+        self.store.sync()
+    }
+
+    /// [`Memory::sync`] with a progress callback (cold files done) and, when `full`, a re-read
+    /// of every file regardless of stats.
+    pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+        self.store.sync_with_progress(full, progress)
+    }
+
+    /// Brings the `layer_files` rows of `scope` (and the usage table) up to date with the
+    /// layer files on disk; the file wins (module docs). Cheap when nothing changed: one stat
+    /// per file, no lock. `full` re-reads every file. Pass `lock` when the caller already holds
+    /// the writer lock (taking it twice in one process would wait for itself). A corrupt
+    /// usage.json is reported on stderr and rewritten by this handle's next flush.
+    pub fn sync_layers(&self, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
+        self.store.sync_layers(scope, full, lock)
+    }
+
+    /// The mirrored bytes of a layer file (`hot.md`, `summaries/...`), `None` when it has no
+    /// row (the file does not exist, as of the last sync). Always `None` for usage.json.
+    pub fn layer_body(&self, rel: &str) -> Result<Option<Vec<u8>>> {
+        self.store.layer_body(rel)
+    }
+
+    /// Writes a layer file atomically (temp + fsync + rename), then records its row. The
+    /// caller holds the writer lock. Errors: `rel` is not a layer path (field `path`), I/O.
+    pub fn write_layer(&self, lock: &WriterLock, rel: &str, bytes: &[u8]) -> Result<()> {
+        self.store.write_layer(lock, rel, bytes)
+    }
+
+    /// Writes pending ledger changes to usage.json now, regardless of the throttle (the
+    /// plugin's "进程退出前会把没落盘的命中补写"). A hand edit of usage.json made since this
+    /// index last wrote or read it wins (it is loaded first). Returns true when the file was
+    /// written. Errors: lock timeout, I/O. Called (errors ignored) when a [`Memory`] with
+    /// unwritten hits is dropped.
+    pub fn flush_usage(&self) -> Result<bool> {
+        self.store.flush_usage()
+    }
+
+    /// The ledger records of `keys` (as stored, not decayed).
+    pub fn usage_records(&self, keys: &[String]) -> Result<Ledger> {
+        self.store.usage_records(keys)
+    }
+
+    /// `mem_recent(days=3, limit=50)`: entries of the last `days` local dates (today included),
+    /// newest first. `days` 1–365, `limit` 1–200 (errors name the field).
+    pub fn recent(&self, days: Option<i64>, limit: Option<i64>) -> Result<ListResult> {
+        self.store.recent(days, limit)
+    }
+
+    /// `mem_by_date(from, to, limit=50)`: entries of the closed local-date range, newest first.
+    /// Errors: invalid dates (field `from`/`to`), from > to, more than 3660 days, limit outside
+    /// 1–200.
+    pub fn by_date(&self, from: &str, to: &str, limit: Option<i64>) -> Result<ListResult> {
+        self.store.by_date(from, to, limit)
+    }
+
+    /// `mem_by_tag(tag, limit=20)`: exact, case-insensitive tag match (`-` = untagged), newest
+    /// first; `limit` 1–200. Errors: empty tag (field `tag`).
+    pub fn by_tag(&self, tag: &str, limit: Option<i64>) -> Result<ListResult> {
+        self.store.by_tag(tag, limit)
+    }
+
+    /// Time-gated retrieval (module docs). Errors: `limit` outside 1–50, an invalid explicit
+    /// range (field `time_range`), or — without a window — a query with nothing to search
+    /// (as recall, field `keyword`).
+    pub fn retrieve(&self, args: &RetrieveArgs) -> Result<RetrieveResult> {
+        self.store.retrieve(args)
+    }
+
+    /// `mem_recall(keyword, limit=10, mode="and")` over every month. Terms are separated by
+    /// whitespace; a term matches when all its probes occur in the content or tag (see
+    /// `segment::term_probes`). `limit` 1–50. Errors name `keyword`, `limit` or `mode`.
+    pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<&str>) -> Result<RecallResult> {
+        self.store.recall(keyword, limit, mode)
+    }
+}

@@ -1,0 +1,217 @@
+//! The plugin's read-only window tools: `recent`, `by_tag`, `by_date` — indexed range queries
+//! over the entries table (rowid range for dates, the `entries_tag` index for tags).
+
+pub mod retrieve;
+pub mod search;
+pub mod stopwords;
+
+use chrono::NaiveDate;
+use rusqlite::{Connection, Row, params};
+use serde::Serialize;
+
+use crate::files::entry::Source;
+use crate::index::Store;
+use crate::index::sync::id_range;
+use crate::{Error, Result};
+
+/// One entry as the tools return it (plugin field names).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Item {
+    /// Index id: `(local_day_number << 20) | ordinal` (memlayers; stable while the day file's
+    /// entry lines keep their order).
+    pub id: i64,
+    /// Local date, YYYY-MM-DD.
+    pub date: String,
+    /// UTC timestamp, ISO-8601 with ms.
+    pub ts: String,
+    /// Tag (`-` when untagged).
+    pub tag: String,
+    /// Text without the source marker.
+    pub content: String,
+    /// Parsed source marker.
+    pub source: Option<Source>,
+    /// Ranking score (recall/retrieve only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<f64>,
+    /// Query terms matched (recall/retrieve only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched: Option<usize>,
+}
+
+impl crate::layers::usage::ops::Hit for Item {
+    fn content(&self) -> &str {
+        &self.content
+    }
+}
+
+/// Columns selected by [`item_from_row`], in order.
+pub const ITEM_COLUMNS: &str = "e.id, e.day, e.ts, e.tag, e.content, e.source";
+
+/// Builds an [`Item`] from a row of [`ITEM_COLUMNS`].
+pub fn item_from_row(r: &Row) -> rusqlite::Result<Item> {
+    let source: Option<String> = r.get(5)?;
+    Ok(Item {
+        id: r.get(0)?,
+        date: r.get(1)?,
+        ts: r.get(2)?,
+        tag: r.get(3)?,
+        content: r.get(4)?,
+        source: source.as_deref().and_then(Source::from_marker_body),
+        score: None,
+        matched: None,
+    })
+}
+
+/// Result of `recent` / `by_tag` / `by_date` (plugin field names).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ListResult {
+    /// `recent` only: the number of days.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub days: Option<i64>,
+    /// `by_tag` only: the tag asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tag: Option<String>,
+    /// First local date of the range (recent, by_date).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// Last local date of the range, inclusive (recent, by_date).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// Day files in range (all files for by_tag).
+    pub scanned_files: i64,
+    /// Entries in those files.
+    pub scanned_entries: i64,
+    /// Entries matching.
+    pub matched: i64,
+    /// Entries returned (≤ limit).
+    pub returned: usize,
+    /// Newest first.
+    pub items: Vec<Item>,
+}
+
+/// Checks `value` is within `lo..=hi`; the error names `field`.
+pub fn check_range(field: &str, value: i64, lo: i64, hi: i64) -> Result<i64> {
+    if (lo..=hi).contains(&value) {
+        Ok(value)
+    } else {
+        Err(Error::bad(field, format!("{value} is outside {lo}–{hi}")))
+    }
+}
+
+/// Most days `by_date` accepts in one range (dsh-memory-layers v1.1 `mem_by_date`).
+pub const MAX_RANGE_DAYS: i64 = 3660;
+
+/// Files and entries mirrored for local dates `from..=to`.
+fn file_counts(c: &Connection, from: NaiveDate, to: NaiveDate) -> Result<(i64, i64)> {
+    let (f, t) = (from.format("%Y-%m-%d").to_string(), to.format("%Y-%m-%d").to_string());
+    Ok(c.query_row("SELECT count(*), coalesce(sum(entries), 0) FROM files WHERE day BETWEEN ?1 AND ?2", [f, t], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })?)
+}
+
+/// The SQL of a date-window listing: a rowid range walked backwards, newest first — the latest
+/// local date first and, within a day, the later line first (a day file is appended in time
+/// order). Walking the primary key needs no sort, so a year window costs what its `LIMIT`
+/// rows cost (sorting by `ts` took 258 ms for `去年` at 1M entries, tools/BENCH_RESULTS.md).
+pub const WINDOW_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 ORDER BY e.id DESC LIMIT ?3";
+
+/// The SQL of a tag listing: the `entries_tag` index, newest first.
+pub const TAG_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.tag_key = ?1 ORDER BY e.ts DESC LIMIT ?2";
+
+impl Store {
+    /// Entries of local dates `from..=to`, newest first (no sync, no usage recording).
+    pub(crate) fn window_items(&self, from: NaiveDate, to: NaiveDate, limit: i64) -> Result<(Vec<Item>, i64, i64)> {
+        let c = self.conn()?;
+        let (lo, hi) = id_range(from, to);
+        let mut st = c.prepare_cached(WINDOW_SQL)?;
+        let items = st.query_map(params![lo, hi, limit], item_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+        let (files, entries) = file_counts(&c, from, to)?;
+        Ok((items, files, entries))
+    }
+
+    /// `mem_recent(days=3, limit=50)`: entries of the last `days` local dates (today included),
+    /// newest first. `days` 1–365, `limit` 1–200 (errors name the field).
+    pub fn recent(&self, days: Option<i64>, limit: Option<i64>) -> Result<ListResult> {
+        let days = check_range("days", days.unwrap_or(3), 1, 365)?;
+        let limit = check_range("limit", limit.unwrap_or(50), 1, 200)?;
+        self.sync()?;
+        let to = self.today();
+        let from = to - chrono::Duration::days(days - 1);
+        let (items, files, entries) = self.window_items(from, to, limit)?;
+        self.record_hits(&items);
+        Ok(ListResult {
+            days: Some(days),
+            tag: None,
+            from: Some(from.format("%Y-%m-%d").to_string()),
+            to: Some(to.format("%Y-%m-%d").to_string()),
+            scanned_files: files,
+            scanned_entries: entries,
+            matched: entries,
+            returned: items.len(),
+            items,
+        })
+    }
+
+    /// `mem_by_date(from, to, limit=50)`: entries of the closed local-date range, newest first.
+    /// Errors: invalid dates (field `from`/`to`), from > to, more than 3660 days, limit outside
+    /// 1–200.
+    pub fn by_date(&self, from: &str, to: &str, limit: Option<i64>) -> Result<ListResult> {
+        let f = crate::files::parse_date("from", from)?;
+        let t = crate::files::parse_date("to", to)?;
+        if f > t {
+            return Err(Error::bad("from", format!("{from} is after to {to}")));
+        }
+        let span = (t - f).num_days() + 1;
+        if span > MAX_RANGE_DAYS {
+            return Err(Error::bad("to", format!("range is {span} days; the limit is {MAX_RANGE_DAYS}")));
+        }
+        let limit = check_range("limit", limit.unwrap_or(50), 1, 200)?;
+        self.sync()?;
+        let (items, files, entries) = self.window_items(f, t, limit)?;
+        self.record_hits(&items);
+        Ok(ListResult {
+            days: None,
+            tag: None,
+            from: Some(from.to_string()),
+            to: Some(to.to_string()),
+            scanned_files: files,
+            scanned_entries: entries,
+            matched: entries,
+            returned: items.len(),
+            items,
+        })
+    }
+
+    /// `mem_by_tag(tag, limit=20)`: exact, case-insensitive tag match (`-` = untagged), newest
+    /// first; `limit` 1–200. Errors: empty tag (field `tag`).
+    pub fn by_tag(&self, tag: &str, limit: Option<i64>) -> Result<ListResult> {
+        let key = crate::layers::cold::collapse_ws(&tag.replace(['[', ']'], "")).to_lowercase();
+        if key.is_empty() {
+            return Err(Error::bad("tag", "is empty (use \"-\" for untagged entries)"));
+        }
+        let limit = check_range("limit", limit.unwrap_or(20), 1, 200)?;
+        self.sync()?;
+        let c = self.conn()?;
+        let items = c
+            .prepare_cached(TAG_SQL)?
+            .query_map(params![key, limit], item_from_row)?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        let matched: i64 = c.query_row("SELECT count(*) FROM entries WHERE tag_key = ?1", [&key], |r| r.get(0))?;
+        let (files, entries): (i64, i64) =
+            c.query_row("SELECT count(*), coalesce(sum(entries), 0) FROM files", [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        self.record_hits(&items);
+        Ok(ListResult {
+            days: None,
+            tag: Some(tag.to_string()),
+            from: None,
+            to: None,
+            scanned_files: files,
+            scanned_entries: entries,
+            matched,
+            returned: items.len(),
+            items,
+        })
+    }
+}

@@ -1,0 +1,407 @@
+//! `retrieve(query, time_range?, tz?, limit?, explain?)`: time as a gate (spec/temporal.md,
+//! "Using the window"; seeds/001 ADR-0002).
+//!
+//! 1. An explicit `time_range` is used as is; the query text is not parsed for time.
+//! 2. Otherwise `temporal::parse` runs on the query. No time intent → exactly `recall(query)`
+//!    (same ids, same order: the same code path, mode `and`).
+//! 3. With a window: the window's local dates become a rowid range inside the FTS5 query
+//!    (`entries_fts MATCH ? AND rowid BETWEEN ? AND ?`), applied before `bm25()` ranks. The
+//!    text left after removing the time expression is stripped of stop words
+//!    (`stopwords`) and scored by BM25 in OR mode, so "我吃了什么" still finds 「晚饭吃了火锅」.
+//!    When the window's boundaries are not local midnights of the configured zone (an explicit
+//!    instant range, or a `tz` other than the one partitioning the files), the covering days
+//!    are the rowid range and the UTC timestamps are filtered exactly as well.
+//! 4. Nothing left to score → the window's entries, newest first, top N.
+//! 5. No hit in the window → widen once (±1 day for windows up to 7 days, ±7 days for longer),
+//!    reported in `explain`; still nothing → an empty result, never an error.
+//! 6. Time never votes in the ranking; the optional recency term `exp(-Δt/τ)` (config
+//!    `recencyTauDays`, off by default) joins the bounded tie-breaker factor (see `search`).
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono_tz::Tz;
+use rusqlite::params;
+use serde::Serialize;
+
+use crate::files::{local_date, local_midnight};
+use crate::index::Store;
+use crate::index::segment::{Piece, Probe, pieces};
+use crate::index::sync::id_range;
+use crate::query::search::{Mode, Query, ScoreParts, round4};
+use crate::query::{Item, check_range, item_from_row};
+use crate::temporal::{self, Grain, TimeWindow};
+use crate::{Error, Result};
+
+/// An explicit time range given by the caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeRange {
+    /// Closed local-date range: `[from 00:00, to+1 00:00)` in the call's zone.
+    Dates {
+        /// First local date.
+        from: NaiveDate,
+        /// Last local date (inclusive).
+        to: NaiveDate,
+    },
+    /// Half-open instant range `[start, end)`, UTC.
+    Instants {
+        /// Start instant (inclusive).
+        start: DateTime<Utc>,
+        /// End instant (exclusive).
+        end: DateTime<Utc>,
+    },
+}
+
+/// Arguments of [`Memory::retrieve`].
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RetrieveArgs {
+    /// Natural-language query, possibly with a time expression ("上周 翻唱", "前天晚上我吃了什么").
+    pub query: String,
+    /// Explicit window; skips time parsing.
+    pub time_range: Option<TimeRange>,
+    /// Zone for time words and date ranges; default config `timezone`.
+    pub tz: Option<Tz>,
+    /// 1–50, default 10 (as recall).
+    pub limit: Option<i64>,
+    /// Return the [`Explain`] block.
+    pub explain: bool,
+}
+
+/// Where the window came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum WindowSource {
+    /// `time_range` given by the caller.
+    Explicit,
+    /// Parsed from the query text.
+    Parsed,
+    /// No window.
+    None,
+}
+
+/// How `retrieve` got its result, for people and hosts (`explain: true`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Explain {
+    /// The window (UTC instants and local dates), if any.
+    pub window: Option<TimeWindow>,
+    /// explicit | parsed | none.
+    pub window_source: WindowSource,
+    /// The zone that framed the window.
+    pub tz: String,
+    /// Query text left after removing the time expression.
+    pub rest: String,
+    /// `rest` without stop words: what BM25 scored.
+    pub scored_text: String,
+    /// `recall` (no window), `bm25-or` (window + text), or `window-only` (newest first).
+    pub strategy: String,
+    /// The widened local-date range `[startDate, endDate)` when the window had no hit.
+    pub widened: Option<Widened>,
+    /// Entries inside the (final) window, before any text matching.
+    pub candidates_in_window: Option<i64>,
+    /// The FTS5 MATCH expression run, if any.
+    pub fts_query: Option<String>,
+    /// The SQL run.
+    pub sql: String,
+    /// The inclusive rowid range bound to the SQL (`?3`/`?4`): the window's local dates as
+    /// entry ids, `(day_number << 20) | ordinal`.
+    pub rowid_range: Option<(i64, i64)>,
+    /// The exact UTC filter added when the window's edges are not local midnights of the zone
+    /// that partitions the files.
+    pub utc_filter: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// Score parts of every hit, best first.
+    pub hits: Vec<ScoreParts>,
+}
+
+/// A widening applied after zero hits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Widened {
+    /// "±1 day" or "±7 days".
+    pub by: String,
+    /// New first local date.
+    pub start_date: NaiveDate,
+    /// New end local date (exclusive).
+    pub end_date: NaiveDate,
+}
+
+/// Result of [`Memory::retrieve`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RetrieveResult {
+    /// The query as given.
+    pub query: String,
+    /// Entries matching (in the window, when there is one).
+    pub matched: i64,
+    /// Entries returned.
+    pub returned: usize,
+    /// Best first (or newest first for window-only queries).
+    pub items: Vec<Item>,
+    /// Present when `explain` was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub explain: Option<Explain>,
+}
+
+/// Builds a window for an explicit range in `tz`.
+fn explicit_window(r: TimeRange, tz: Tz) -> Result<TimeWindow> {
+    match r {
+        TimeRange::Dates { from, to } => temporal::window_for_dates(from, to, tz),
+        TimeRange::Instants { start, end } => {
+            if start >= end {
+                return Err(Error::bad("time_range", format!("start {start} is not before end {end}")));
+            }
+            let last = local_date(end - Duration::nanoseconds(1), tz);
+            Ok(TimeWindow {
+                start,
+                end,
+                start_date: local_date(start, tz),
+                end_date: last + Duration::days(1),
+                grain: Grain::Range,
+                fuzzy: false,
+                part_of_day: None,
+                spans: vec![],
+                matched: String::new(),
+            })
+        }
+    }
+}
+
+/// The OR query over what is left of `rest` after stop words: bigrams of each CJK run, a
+/// prefix probe for one-character runs, a prefix probe per Latin word. `None` when nothing is
+/// left.
+pub fn or_query(rest: &str) -> Option<(Query, String)> {
+    let scored = crate::query::stopwords::strip(rest);
+    let mut probes: Vec<Vec<Probe>> = Vec::new();
+    let mut terms = Vec::new();
+    for p in pieces(&scored) {
+        match p {
+            Piece::Word(w) => {
+                terms.push(w.clone());
+                probes.push(vec![Probe { token: w, prefix: true }]);
+            }
+            Piece::Cjk(run) => {
+                let chars: Vec<char> = run.chars().collect();
+                if chars.len() == 1 {
+                    terms.push(run.clone());
+                    probes.push(vec![Probe { token: run, prefix: true }]);
+                }
+                for pair in chars.windows(2) {
+                    let t: String = pair.iter().collect();
+                    terms.push(t.clone());
+                    probes.push(vec![Probe { token: t, prefix: false }]);
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    let keep: Vec<bool> = terms.iter().map(|t| seen.insert(t.clone())).collect();
+    let mut k = keep.iter();
+    terms.retain(|_| *k.next().unwrap());
+    let mut k = keep.iter();
+    probes.retain(|_| *k.next().unwrap());
+    (!terms.is_empty()).then_some((Query { terms, probes, mode: Mode::Or }, scored))
+}
+
+/// The gate of one search: a rowid range and, when needed, an exact UTC filter.
+#[derive(Debug, Clone, Copy)]
+struct Gate {
+    range: (i64, i64),
+    ts: Option<(DateTime<Utc>, DateTime<Utc>)>,
+}
+
+impl Store {
+    /// The gate for instants `[start, end)` covering local dates `[from, to_excl)` in `tz`:
+    /// a pure rowid range when those are local midnights of the zone partitioning the files,
+    /// else the covering days' rowid range plus an exact UTC filter.
+    fn gate(&self, start: DateTime<Utc>, end: DateTime<Utc>, from: NaiveDate, to_excl: NaiveDate) -> Gate {
+        let cfg = self.tz();
+        if local_midnight(from, cfg) == start && local_midnight(to_excl, cfg) == end {
+            return Gate { range: id_range(from, to_excl - Duration::days(1)), ts: None };
+        }
+        let (a, b) = (local_date(start, cfg), local_date(end - Duration::nanoseconds(1), cfg));
+        Gate { range: id_range(a, b), ts: Some((start, end)) }
+    }
+
+    /// Time-gated retrieval (module docs). Errors: `limit` outside 1–50, an invalid explicit
+    /// range (field `time_range`), or — without a window — a query with nothing to search
+    /// (as recall, field `keyword`).
+    pub fn retrieve(&self, args: &RetrieveArgs) -> Result<RetrieveResult> {
+        let limit = check_range("limit", args.limit.unwrap_or(10), 1, 50)? as usize;
+        let tz = args.tz.unwrap_or(self.tz());
+        let (window, source, rest) = match args.time_range {
+            Some(r) => (Some(explicit_window(r, tz)?), WindowSource::Explicit, args.query.clone()),
+            None => {
+                let p = temporal::parse(&args.query, self.now(), tz);
+                let src = if p.window.is_some() { WindowSource::Parsed } else { WindowSource::None };
+                (p.window, src, p.rest)
+            }
+        };
+        let Some(w) = window else {
+            // Rule 2: no time intent → recall, unchanged.
+            let q = Query::new(&args.query, Mode::And)?;
+            self.sync()?;
+            let (hits, matched) = self.search(&q, None, limit, None)?;
+            return Ok(self.finish(args, hits, matched, || Explain {
+                window: None,
+                window_source: WindowSource::None,
+                tz: tz.to_string(),
+                rest: args.query.clone(),
+                scored_text: args.query.clone(),
+                strategy: "recall".into(),
+                widened: None,
+                candidates_in_window: None,
+                fts_query: Some(q.fts()),
+                sql: crate::query::search::ranked_sql(false),
+                rowid_range: None,
+                utc_filter: None,
+                hits: vec![],
+            }));
+        };
+        self.sync()?;
+        let oq = or_query(&rest);
+        if let Some((q, _)) = &oq {
+            q.check_size("query")?;
+        }
+        let mut from = w.start_date;
+        let mut to_excl = w.end_date;
+        let mut widened = None;
+        loop {
+            let gate = match widened {
+                None => self.gate(w.start, w.end, from, to_excl),
+                Some(_) => self.gate(local_midnight(from, tz), local_midnight(to_excl, tz), from, to_excl),
+            };
+            let candidates = self.count_in_gate(gate)?;
+            let (hits, matched, fts, sql, strategy) = match &oq {
+                Some((q, _)) => {
+                    let (hits, matched) = self.search_gated(q, gate, limit)?;
+                    (hits, matched, Some(q.fts()), crate::query::search::ranked_sql(true), "bm25-or")
+                }
+                None => {
+                    let hits = self.window_newest(gate, limit)?;
+                    (hits, candidates, None, window_sql(gate.ts.is_some()).to_string(), "window-only")
+                }
+            };
+            let span = (w.end_date - w.start_date).num_days();
+            if hits.is_empty() && widened.is_none() {
+                let by = if span <= 7 { 1 } else { 7 };
+                from = w.start_date - Duration::days(by);
+                to_excl = w.end_date + Duration::days(by);
+                widened = Some(Widened {
+                    by: if by == 1 { "±1 day".into() } else { "±7 days".into() },
+                    start_date: from,
+                    end_date: to_excl,
+                });
+                continue;
+            }
+            let scored_text = oq.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
+            return Ok(self.finish(args, hits, matched, || Explain {
+                window: Some(w.clone()),
+                window_source: source,
+                tz: tz.to_string(),
+                rest: rest.clone(),
+                scored_text,
+                strategy: strategy.into(),
+                widened: widened.clone(),
+                candidates_in_window: Some(candidates),
+                fts_query: fts,
+                sql,
+                rowid_range: Some(gate.range),
+                utc_filter: gate.ts,
+                hits: vec![],
+            }));
+        }
+    }
+
+    fn finish(
+        &self,
+        args: &RetrieveArgs,
+        hits: Vec<(Item, ScoreParts)>,
+        matched: i64,
+        explain: impl FnOnce() -> Explain,
+    ) -> RetrieveResult {
+        let explain =
+            args.explain.then(|| Explain { hits: hits.iter().map(|(_, p)| p.clone()).collect(), ..explain() });
+        let items: Vec<Item> = hits.into_iter().map(|(i, _)| i).collect();
+        self.record_hits(&items);
+        RetrieveResult { query: args.query.clone(), matched, returned: items.len(), items, explain }
+    }
+
+    fn count_in_gate(&self, g: Gate) -> Result<i64> {
+        let c = self.conn()?;
+        Ok(match g.ts {
+            None => c.query_row(
+                "SELECT count(*) FROM entries WHERE id BETWEEN ?1 AND ?2",
+                params![g.range.0, g.range.1],
+                |r| r.get(0),
+            )?,
+            Some((a, b)) => c.query_row(
+                "SELECT count(*) FROM entries WHERE id BETWEEN ?1 AND ?2 AND ts >= ?3 AND ts < ?4",
+                params![g.range.0, g.range.1, crate::files::entry::format_ts(a), crate::files::entry::format_ts(b)],
+                |r| r.get(0),
+            )?,
+        })
+    }
+
+    fn window_newest(&self, g: Gate, limit: usize) -> Result<Vec<(Item, ScoreParts)>> {
+        let c = self.conn()?;
+        let mut st = c.prepare_cached(window_sql(g.ts.is_some()))?;
+        let rows = match g.ts {
+            None => st
+                .query_map(params![g.range.0, g.range.1, limit as i64], item_from_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?,
+            Some((a, b)) => st
+                .query_map(
+                    params![
+                        g.range.0,
+                        g.range.1,
+                        limit as i64,
+                        crate::files::entry::format_ts(a),
+                        crate::files::entry::format_ts(b)
+                    ],
+                    item_from_row,
+                )?
+                .collect::<rusqlite::Result<Vec<_>>>()?,
+        };
+        let ws = self.weights(&rows);
+        Ok(rows
+            .into_iter()
+            .zip(ws)
+            .map(|(i, weight)| {
+                let p = ScoreParts { id: i.id, bm25: 0.0, weight, recent: 0.0, recency: 0.0, score: 0.0 };
+                (i, p)
+            })
+            .collect())
+    }
+
+    fn search_gated(&self, q: &Query, g: Gate, limit: usize) -> Result<(Vec<(Item, ScoreParts)>, i64)> {
+        let tau = self.config().recency_tau_days;
+        match g.ts {
+            None => self.search(q, Some(g.range), limit, tau),
+            Some((a, b)) => {
+                // Rank inside the covering days, then keep the exact instants: fetch all hits
+                // of those days (bounded by the days' size) so the filter cannot starve the top N.
+                let (hits, _) = self.search(q, Some(g.range), 100_000, tau)?;
+                let (a, b) = (crate::files::entry::format_ts(a), crate::files::entry::format_ts(b));
+                let kept: Vec<_> = hits.into_iter().filter(|(i, _)| i.ts >= a && i.ts < b).collect();
+                let matched = kept.len() as i64;
+                Ok((
+                    kept.into_iter()
+                        .take(limit)
+                        .map(|(mut i, p)| {
+                            i.score = Some(round4(p.score));
+                            (i, p)
+                        })
+                        .collect(),
+                    matched,
+                ))
+            }
+        }
+    }
+}
+
+/// SQL of a window-only listing (rowid range, optional exact UTC filter), newest first.
+pub fn window_sql(ts_filter: bool) -> &'static str {
+    if ts_filter {
+        "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 AND e.ts >= ?4 AND e.ts < ?5 ORDER BY e.id DESC LIMIT ?3"
+    } else {
+        crate::query::WINDOW_SQL
+    }
+}

@@ -1,0 +1,10 @@
+//! Reliability suites with large budgets or many child processes (issue 7): crash kills,
+//! concurrent writers and readers, fuzz targets, big files. Budgets: see each module.
+
+mod concurrency_stress;
+mod crash;
+// The fuzz suite measures allocations with a counting global allocator (a thin `unsafe`
+// wrapper around `System`).
+#[allow(unsafe_code)]
+mod fuzz;
+mod hostile_size;

@@ -1,0 +1,128 @@
+//! Issue 5, write side: archives imported into a data root become canonical cold files that
+//! every query (time windows included) works on; imports are idempotent and incremental.
+//! Figures were counted by hand in the source files (see tests/import_archives.rs for how).
+
+use crate::common;
+
+use std::path::{Path, PathBuf};
+
+use memlayers::import::Format;
+use memlayers::query::retrieve::RetrieveArgs;
+use memlayers::{Config, Memory};
+
+fn archives() -> Option<PathBuf> {
+    let p = std::env::var_os("MEMLAYERS_ARCHIVES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/archives"));
+    if p.is_dir() {
+        Some(p)
+    } else {
+        eprintln!("SKIPPED: {} not found (set MEMLAYERS_ARCHIVES)", p.display());
+        None
+    }
+}
+
+fn open(root: &Path, tz: chrono_tz::Tz, now: &str) -> Memory {
+    Memory::open(root, Config { timezone: tz, ..Config::default() }).unwrap().with_now(common::at(now))
+}
+
+#[test]
+fn chinese_archive_imports_once_and_answers_time_questions() {
+    let Some(a) = archives() else { return };
+    let src = tempfile::tempdir().unwrap();
+    common::copy_tree(&a.join("MiracleWong__Daily-Writing-In-2022"), src.path());
+    let root = tempfile::tempdir().unwrap();
+    // 2022-06-15 20:00 in Shanghai: 上个月 = May 2022.
+    let m = open(root.path(), chrono_tz::Asia::Shanghai, "2022-06-15T12:00:00Z");
+    let first = m.import(src.path(), None, &mut |_, _| {}).unwrap();
+    assert_eq!(first.format, Format::DailyNotes);
+    assert_eq!((first.scan.days, first.scan.files_read), (230, 230));
+    assert_eq!(first.entries_added, first.entries_found);
+    let again = m.import(src.path(), None, &mut |_, _| {}).unwrap();
+    assert_eq!((again.entries_added, again.entries_already_present), (0, first.entries_found));
+    // 06-28 keeps its 3 entries (source lines 10, 12, 15), each traced to its line.
+    let day = m.by_date("2022-06-28", "2022-06-28", None).unwrap();
+    let mut lines: Vec<(String, String)> = day
+        .items
+        .iter()
+        .map(|i| (i.source.as_ref().unwrap().conv.clone(), i.source.as_ref().unwrap().seq.clone()))
+        .collect();
+    lines.sort();
+    assert_eq!(
+        lines,
+        [
+            ("import:06/2022-06-28.md".into(), "10".into()),
+            ("import:06/2022-06-28.md".into(), "12".into()),
+            ("import:06/2022-06-28.md".into(), "15".into())
+        ]
+    );
+    // 07-21 line 19 "22:30 准时睡觉" keeps its written time: 22:30 in Shanghai = 14:30Z.
+    let r = m.by_date("2022-07-21", "2022-07-21", Some(50)).unwrap();
+    assert_eq!(r.matched, 19);
+    assert!(r.items.iter().any(|i| i.ts == "2022-07-21T14:30:00.000Z" && i.content.contains("准时睡觉")));
+    // A time question: 阅读 last month → only May 2022, the three days that mention it.
+    let q = RetrieveArgs { query: "上个月 阅读".into(), limit: Some(50), ..Default::default() };
+    let r = m.retrieve(&q).unwrap();
+    let mut days: Vec<&str> = r.items.iter().map(|i| i.date.as_str()).collect();
+    days.dedup();
+    days.sort();
+    days.dedup();
+    assert_eq!(days, ["2022-05-07", "2022-05-09", "2022-05-16"]);
+    // Without the window, 阅读 is found in other months too (January has 5 files with it).
+    let all = m.recall("阅读", Some(50), None).unwrap();
+    assert!(all.items.iter().any(|i| i.date.starts_with("2022-01")));
+    assert!(m.check().unwrap().clean);
+}
+
+#[test]
+fn reimport_after_the_archive_grew_adds_only_the_new_days() {
+    let Some(a) = archives() else { return };
+    let full = a.join("MiracleWong__Daily-Writing-In-2022");
+    let src = tempfile::tempdir().unwrap();
+    common::copy_tree(&full, src.path());
+    std::fs::remove_dir_all(src.path().join("11")).unwrap();
+    let root = tempfile::tempdir().unwrap();
+    let m = open(root.path(), chrono_tz::Asia::Shanghai, "2022-12-01T00:00:00Z");
+    let before = m.import(src.path(), Some(Format::DailyNotes), &mut |_, _| {}).unwrap();
+    // `ls 11 | wc -l` = 13 November files.
+    assert_eq!(before.scan.days, 230 - 13);
+    common::copy_tree(&full.join("11"), &src.path().join("11"));
+    let after = m.import(src.path(), Some(Format::DailyNotes), &mut |_, _| {}).unwrap();
+    assert_eq!(after.scan.days, 230);
+    assert_eq!(after.entries_added, after.entries_found - before.entries_found);
+    assert_eq!(after.days_changed, 13);
+    let nov = m.by_date("2022-11-01", "2022-11-30", Some(200)).unwrap();
+    assert_eq!(nov.matched as usize, after.entries_added);
+}
+
+#[test]
+fn duplicate_day_files_feed_one_day_and_leftovers_are_skipped() {
+    let Some(a) = archives() else { return };
+    let src = tempfile::tempdir().unwrap();
+    common::copy_tree(&a.join("flancian__garden"), src.path());
+    let root = tempfile::tempdir().unwrap();
+    let m = open(root.path(), chrono_tz::Europe::Zurich, "2025-12-01T00:00:00Z");
+    let rep = m.import(src.path(), Some(Format::DailyNotes), &mut |_, _| {}).unwrap();
+    // 2022-03-02: 1 entry from 2022-03-02.md + 6 from 2022_03_02.md (hand-counted).
+    let day = m.by_date("2022-03-02", "2022-03-02", None).unwrap();
+    assert_eq!(day.matched, 7);
+    let files: std::collections::BTreeSet<String> =
+        day.items.iter().map(|i| i.source.as_ref().unwrap().conv.clone()).collect();
+    assert_eq!(files.len(), 2, "{files:?}");
+    assert_eq!(rep.scan.skipped.len(), 10);
+    assert_eq!(rep.scan.skipped_by_reason.values().sum::<usize>(), 10);
+    // Only the data root was written; the source is untouched (compare one file).
+    assert_eq!(
+        std::fs::read(src.path().join("journal/2022_03_02.md")).unwrap(),
+        std::fs::read(a.join("flancian__garden/journal/2022_03_02.md")).unwrap()
+    );
+}
+
+#[test]
+fn importing_into_itself_is_refused_for_daily_notes() {
+    let root = tempfile::tempdir().unwrap();
+    let m = open(root.path(), chrono_tz::UTC, "2026-01-01T00:00:00Z");
+    std::fs::write(root.path().join("2026-01-01.md"), "- hello\n").unwrap();
+    let err = m.import(root.path(), Some(Format::DailyNotes), &mut |_, _| {}).unwrap_err();
+    assert!(matches!(err, memlayers::Error::BadInput { ref field, .. } if field == "path"), "{err}");
+}

@@ -1,0 +1,231 @@
+//! Issue 4: the usage ledger's failure rules, promotion, candidates, session auto-log and the
+//! layer subcommands of the CLI. Zone Asia/Shanghai (UTC+8): 2026-10-21T12:00:00Z is
+//! 2026-10-21 20:00 locally.
+
+use crate::common;
+
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use common::*;
+use memlayers::files::entry::Source;
+use memlayers::layers::cold::WriteArgs;
+use memlayers::layers::usage::key;
+use memlayers::{Config, Memory};
+
+const NOW: &str = "2026-10-21T12:00:00Z";
+
+fn open_cfg(root: &Path, cfg: Config, now: &str) -> Memory {
+    Memory::open(root, cfg).unwrap().with_now(at(now))
+}
+
+fn read(root: &Path, rel: &str) -> String {
+    std::fs::read_to_string(root.join(rel)).unwrap()
+}
+
+fn usage(root: &Path) -> serde_json::Value {
+    serde_json::from_str(&read(root, "usage.json")).unwrap()
+}
+
+fn fast() -> Config {
+    Config { usage_throttle_ms: 0, ..config() }
+}
+
+const EMPTY_LEDGER: &str = "{\n  \"version\": 1,\n  \"entries\": {}\n}\n";
+
+#[test]
+fn a_corrupt_usage_json_is_rebuilt_silently() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "cold/2026-10/2026-10-21.md", "- [2026-10-21T01:00:00.000Z] [计划] 周末想去看海\n");
+    put(dir.path(), "usage.json", "{ \"version\": 1, \"entries\": { oops");
+    let m = open_cfg(dir.path(), fast(), NOW);
+    let r = m.recall("看海", None, None).unwrap();
+    assert_eq!(r.returned, 1);
+    let u = usage(dir.path());
+    assert_eq!(u["version"], 1);
+    assert_eq!(u["entries"].as_object().unwrap().len(), 1);
+    assert_eq!(
+        (u["entries"][key("周末想去看海")]["hits"].as_u64(), u["entries"][key("周末想去看海")]["weight"].as_f64()),
+        (Some(1), Some(56.0))
+    );
+    drop(m);
+    // Corrupt and never hit: the handle rewrites it as an empty ledger when it is dropped.
+    put(dir.path(), "usage.json", "[1, 2");
+    let m = open_cfg(dir.path(), fast(), NOW);
+    assert_eq!(m.stats().unwrap().usage.entries, 0);
+    drop(m);
+    assert_eq!(read(dir.path(), "usage.json"), EMPTY_LEDGER);
+    // Both unreadable versions were kept beside the ledger, byte for byte.
+    assert_eq!(read(dir.path(), "usage.json.corrupt-0"), "{ \"version\": 1, \"entries\": { oops");
+    assert_eq!(read(dir.path(), "usage.json.corrupt-1"), "[1, 2");
+}
+
+#[test]
+fn a_deleted_usage_json_resets_every_weight() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "cold/2026-10/2026-10-21.md", "- [2026-10-21T01:00:00.000Z] [计划] 周末想去看海\n");
+    let m = open_cfg(dir.path(), fast(), NOW);
+    m.recall("看海", None, None).unwrap();
+    m.recall("看海", None, None).unwrap();
+    assert_eq!(usage(dir.path())["entries"][key("周末想去看海")]["hits"], 2);
+    std::fs::remove_file(dir.path().join("usage.json")).unwrap();
+    let s = m.stats().unwrap();
+    assert_eq!((s.usage.entries, s.weight_top.len()), (0, 0));
+    m.recall("看海", None, None).unwrap();
+    assert_eq!(usage(dir.path())["entries"][key("周末想去看海")]["hits"], 1);
+}
+
+#[test]
+fn a_held_lock_does_not_fail_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "cold/2026-10/2026-10-21.md", "- [2026-10-21T01:00:00.000Z] [计划] 周末想去看海\n");
+    let cfg = Config { lock_timeout_ms: 50, ..fast() };
+    let m = open_cfg(dir.path(), cfg, NOW);
+    let held = memlayers::files::lock::acquire(dir.path(), Duration::from_secs(1)).unwrap();
+    assert_eq!(m.recall("看海", None, None).unwrap().returned, 1);
+    assert_eq!(m.recent(None, None).unwrap().returned, 1);
+    assert!(!dir.path().join("usage.json").exists());
+    drop(held);
+    m.recall("看海", None, None).unwrap();
+    assert_eq!(usage(dir.path())["entries"][key("周末想去看海")]["hits"], 1);
+}
+
+#[test]
+fn promotion_into_the_hot_body_adds_15_to_known_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "cold/2026-10/2026-10-21.md", "- [2026-10-21T01:00:00.000Z] [约定] 每周日复盘\n");
+    let m = open_cfg(dir.path(), fast(), NOW);
+    m.recall("复盘", None, None).unwrap();
+    let weight = |root: &Path| usage(root)["entries"][key("每周日复盘")]["weight"].as_f64().unwrap();
+    assert_eq!(weight(dir.path()), 56.0);
+    m.hot_set("长期约定\n\n每周日复盘").unwrap();
+    assert_eq!(weight(dir.path()), 71.0);
+    // Unknown blocks are not added to the ledger.
+    assert!(usage(dir.path())["entries"].get(key("长期约定")).is_none());
+    // The same block again is not new: no promotion.
+    m.hot_set("长期约定\n\n每周日复盘").unwrap();
+    assert_eq!(weight(dir.path()), 71.0);
+    // A new block holding it as a list item is.
+    m.hot_set("长期约定\n\n- 每周日复盘").unwrap();
+    assert_eq!(weight(dir.path()), 86.0);
+    m.hot_set("- 每周日复盘\n- 喝水").unwrap();
+    assert_eq!(weight(dir.path()), 100.0);
+}
+
+#[test]
+fn important_writes_create_hot_md_and_never_duplicate_a_candidate() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = open_at(dir.path(), NOW);
+    let w = |text: &str| {
+        m.write(&WriteArgs { text: text.into(), tag: Some("计划".into()), important: true, ..Default::default() })
+            .unwrap()
+    };
+    let a = w("周末想去看海");
+    assert_eq!((a.added, a.candidate_index), (true, 1));
+    assert_eq!(
+        read(dir.path(), "hot.md"),
+        "<!-- candidates:start -->\n- [2026-10-21T12:00:00.000Z] [计划] 周末想去看海\n<!-- candidates:end -->\n\n<!-- topics:start -->\n<!-- topics:end -->\n"
+    );
+    let again = w("周末想去看海");
+    assert_eq!((again.added, again.candidate_index), (false, 1));
+    assert_eq!(w("买票").candidate_index, 2);
+    assert_eq!(m.hot_get().unwrap().candidate_count, 2);
+}
+
+fn turns(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
+#[test]
+fn session_end_logs_once_per_session_across_restarts() {
+    let dir = tempfile::tempdir().unwrap();
+    let five = turns(&["你好", "想去看海", " ", "订了\n周六的票", "好的，记下了", ""]);
+    let src = Source { conv: "private:1".into(), seq: "977".into(), msg_id: None };
+    {
+        let off = open_at(dir.path(), NOW);
+        let r = off.session_end(&five, Some(&src)).unwrap();
+        assert_eq!((r.logged, r.reason.as_deref()), (false, Some("autoLogOnSessionEnd is off")));
+    }
+    let cfg = Config { auto_log_on_session_end: true, auto_log_min_turns: 4, ..config() };
+    let m = open_cfg(dir.path(), cfg.clone(), NOW);
+    let short = m.session_end(&turns(&["a", " ", "b", "c"]), Some(&src)).unwrap();
+    assert_eq!(short.reason.as_deref(), Some("3 non-blank turns < autoLogMinTurns 4"));
+    assert!(!dir.path().join("cold").exists());
+    let r = m.session_end(&five, Some(&src)).unwrap();
+    assert!(r.logged);
+    assert_eq!(r.content.as_deref(), Some("想去看海 / 订了 周六的票 / 好的，记下了"));
+    assert_eq!(
+        read(dir.path(), "cold/2026-10/2026-10-21.md"),
+        "- [2026-10-21T12:00:00.000Z] [session] 想去看海 / 订了 周六的票 / 好的，记下了 〔src:private:1#977〕\n"
+    );
+    let twice = m.session_end(&five, Some(&src)).unwrap();
+    assert_eq!((twice.logged, twice.reason.as_deref()), (false, Some("session private:1#977 already logged")));
+    drop(m);
+    // A new process with a rebuilt index, the next day: still logged once.
+    for f in ["index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm"] {
+        let _ = std::fs::remove_file(dir.path().join(f));
+    }
+    let m = open_cfg(dir.path(), cfg, "2026-10-22T12:00:00Z");
+    assert!(!m.session_end(&five, Some(&src)).unwrap().logged);
+    let other = Source { seq: "978".into(), ..src };
+    let r = m.session_end(&five, Some(&other)).unwrap();
+    assert_eq!((r.logged, r.date.as_deref()), (true, Some("2026-10-22")));
+    assert_eq!(m.by_tag("session", None).unwrap().matched, 2);
+}
+
+fn cli(root: &Path, args: &[&str], stdin: Option<&str>) -> (i32, serde_json::Value, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memlayers"));
+    cmd.args(["--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai", "--now", NOW, "--json"]).args(args);
+    cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let mut child = cmd.spawn().unwrap();
+    let mut input = child.stdin.take().unwrap();
+    if let Some(s) = stdin {
+        input.write_all(s.as_bytes()).unwrap();
+    }
+    drop(input);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let json = serde_json::from_str(&stdout).unwrap_or(serde_json::Value::Null);
+    (out.status.code().unwrap(), json, String::from_utf8(out.stderr).unwrap())
+}
+
+#[test]
+fn cli_layer_subcommands() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let (code, j, _) = cli(root, &["hot-get"], None);
+    assert_eq!((code, j["content"].as_str(), j["chars"].as_u64()), (0, Some(""), Some(0)));
+    assert!(!root.join("hot.md").exists());
+    let (code, j, _) = cli(root, &["hot-set", "我是小明"], None);
+    assert_eq!((code, j["chars"].as_u64(), j["overLimit"].as_bool()), (0, Some(4), Some(false)));
+    let (_, j, _) = cli(root, &["hot-set", "-"], Some("从标准输入来的正文\n"));
+    assert_eq!(j["content"], "从标准输入来的正文");
+    put(root, "body.txt", "从文件来的正文");
+    let (_, j, _) = cli(root, &["hot-set", "--file", root.join("body.txt").to_str().unwrap()], None);
+    assert_eq!(j["chars"], 7);
+    let (code, _, err) = cli(root, &["hot-set"], None);
+    assert_eq!(code, 2, "{err}");
+    let (_, j, _) = cli(root, &["write", "周末想去看海", "--tag", "计划", "--important"], None);
+    assert_eq!((j["candidateIndex"].as_u64(), j["overLimit"].as_bool()), (Some(1), Some(false)));
+    let (_, j, _) = cli(root, &["summarize", "--period", "week"], None);
+    assert_eq!((j["label"].as_str(), j["created"].as_bool()), (Some("2026-W43"), Some(true)));
+    assert!(root.join("summaries/week/2026-W43.md").exists());
+    let (code, _, _) = cli(root, &["summarize", "--period", "year"], None);
+    assert_eq!(code, 2);
+    cli(root, &["recall", "看海"], None);
+    let (_, j, _) = cli(root, &["stats"], None);
+    assert_eq!(
+        (j["hot"]["candidateCount"].as_u64(), j["topRecalled"][0]["text"].as_str()),
+        (Some(1), Some("周末想去看海"))
+    );
+    assert_eq!(j["summaries"]["week"]["files"], 1);
+    let (code, j, _) = cli(root, &["export"], None);
+    assert_eq!((code, j["written"].as_array().map(Vec::len)), (0, Some(0)));
+    let (code, j, _) =
+        cli(root, &["session-end", "--turn", "a", "--turn", "b", "--source", r#"{"conv":"c","seq":1}"#], None);
+    assert_eq!((code, j["logged"].as_bool()), (0, Some(false)));
+    let (code, _, _) = cli(root, &["session-end", "--source", "{"], None);
+    assert_eq!(code, 2);
+}

@@ -1,0 +1,32 @@
+//! The integration tests: one binary (`cargo test --test it`), one module per suite, shared
+//! helpers in [`common`] (temp data roots, pinned clock and zone) and [`rel`] (reading a data
+//! root straight from its files).
+//!
+//! `heavy::*` are the reliability suites that spawn many processes or run large budgets
+//! (crash kills, concurrency stress, fuzz, big files); they run in CI like the rest and can be
+//! run alone with `cargo test --test it heavy::`. Child-role tests (`*child*`) are
+//! `#[ignore]`d: their parent test spawns this binary with `--ignored --exact <name>` and the
+//! environment they need; run on their own they fail rather than pass without checking.
+
+mod common;
+mod rel;
+
+mod candidate_sink;
+mod cli;
+mod concurrency;
+mod corrupt_state;
+mod engine_core;
+mod example_archive;
+mod heavy;
+mod hostile_paths;
+mod import_archives;
+mod import_engine;
+mod layers_acceptance;
+mod layers_files;
+mod layers_usage;
+mod open_race;
+mod recall_parity;
+mod retrieve;
+mod sqlite3_cli;
+mod temporal_cases;
+mod temporal_props;

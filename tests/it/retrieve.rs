@@ -1,0 +1,230 @@
+//! Issue 3: time as a gate. Expected answers are the hand-worked ones of examples/README.md
+//! (now = 2026-11-29 20:00 Asia/Shanghai) and small archives written here.
+
+use crate::common;
+
+use common::*;
+use memlayers::query::retrieve::{RetrieveArgs, TimeRange, WindowSource};
+use memlayers::{Config, Memory};
+
+const NOW: &str = "2026-11-29T12:00:00Z"; // Sunday 2026-11-29 20:00 in Shanghai
+
+fn example() -> (tempfile::TempDir, Memory) {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive"), dir.path());
+    let m = open_at(dir.path(), NOW);
+    (dir, m)
+}
+
+fn ask(m: &Memory, q: &str) -> memlayers::query::retrieve::RetrieveResult {
+    m.retrieve(&RetrieveArgs { query: q.into(), limit: Some(50), explain: true, ..Default::default() }).unwrap()
+}
+
+fn dates_within(r: &memlayers::query::retrieve::RetrieveResult, from: &str, to: &str) {
+    for i in &r.items {
+        assert!(i.date.as_str() >= from && i.date.as_str() <= to, "{} {} outside {from}..{to}", i.date, i.content);
+    }
+}
+
+#[test]
+fn last_week_agreements_come_from_last_week_only() {
+    let (_d, m) = example();
+    let r = ask(&m, "上周 约定");
+    let mut got: Vec<(String, String)> = r.items.iter().map(|i| (i.date.clone(), i.content.clone())).collect();
+    got.sort();
+    assert_eq!(
+        got,
+        [
+            ("2026-11-16".to_string(), "和阿雯约定：每周三晚上我不加班，固定接朵朵去上游泳课".to_string()),
+            (
+                "2026-11-18".to_string(),
+                "和产品约定：结算迁移灰度从 12 月 1 日开始，每天放量 10%，有异常立刻回滚".to_string()
+            ),
+            (
+                "2026-11-21".to_string(),
+                "和阿杰约定：12 月 13 日（周日）下午在琴房合《晴天》，我负责人声和和声编排".to_string()
+            ),
+        ]
+    );
+    let ex = r.explain.unwrap();
+    assert_eq!(ex.window_source, WindowSource::Parsed);
+    let w = ex.window.unwrap();
+    assert_eq!((w.start_date.to_string(), w.end_date.to_string()), ("2026-11-16".into(), "2026-11-23".into()));
+    assert_eq!(w.start.to_rfc3339(), "2026-11-15T16:00:00+00:00");
+    assert_eq!(ex.rest, "约定");
+    assert_eq!(ex.candidates_in_window, Some(22));
+    assert_eq!(ex.fts_query.as_deref(), Some("(\"约定\")"));
+    // Without the gate, recall ranks all 11 约定 entries, and last week's are not on top.
+    let plain = m.recall("约定", Some(50), None).unwrap();
+    assert_eq!(plain.matched, 11);
+}
+
+#[test]
+fn natural_language_rest_finds_the_dinner() {
+    let (_d, m) = example();
+    let r = ask(&m, "前天晚上我吃了什么");
+    assert_eq!(r.items.len(), 1);
+    assert_eq!(
+        r.items[0].content,
+        "晚饭吃了火锅，和阿雯、朵朵在楼下那家重庆火锅，点了毛肚、鸭血和虾滑，朵朵第一次吃微辣"
+    );
+    let ex = r.explain.unwrap();
+    let w = ex.window.unwrap();
+    assert_eq!(w.part_of_day.as_deref(), Some("晚上"));
+    assert_eq!((w.start_date.to_string(), w.end_date.to_string()), ("2026-11-27".into(), "2026-11-28".into()));
+    assert_eq!(ex.scored_text, "吃");
+    assert_eq!(ex.strategy, "bm25-or");
+}
+
+#[test]
+fn rolling_window_and_tag_match() {
+    let (_d, m) = example();
+    let r = ask(&m, "最近7天 开销");
+    let mut yuan: Vec<&str> = r.items.iter().map(|i| i.ts.as_str()).collect();
+    yuan.sort();
+    assert_eq!(r.items.len(), 7);
+    assert!(yuan[0].starts_with("2026-11-22T16:20"), "{yuan:?}"); // local 11-23 00:20 is inside, 11-22 23:40 is not
+    dates_within(&r, "2026-11-23", "2026-11-29");
+    assert!(r.items.iter().all(|i| i.tag == "开销"));
+}
+
+#[test]
+fn late_october_reading_notes() {
+    let (_d, m) = example();
+    let r = ask(&m, "10月下旬 读书笔记");
+    dates_within(&r, "2026-10-21", "2026-10-31");
+    let notes: Vec<&str> = r.items.iter().filter(|i| i.content.contains("读书笔记")).map(|i| i.date.as_str()).collect();
+    let mut notes = notes;
+    notes.sort();
+    assert_eq!(notes, ["2026-10-22", "2026-10-24", "2026-10-29"]);
+    // Without the window 5 entries say 读书笔记.
+    assert_eq!(m.recall("读书笔记", Some(50), None).unwrap().matched, 5);
+}
+
+#[test]
+fn last_month_trip() {
+    let (_d, m) = example();
+    let r = ask(&m, "上个月 青岛");
+    assert_eq!(r.matched, 5);
+    dates_within(&r, "2026-10-01", "2026-10-31");
+    assert_eq!(m.recall("青岛", Some(50), None).unwrap().matched, 8);
+}
+
+#[test]
+fn window_only_query_lists_the_window_newest_first() {
+    let (_d, m) = example();
+    let r = ask(&m, "上周发生了什么");
+    assert_eq!(r.matched, 22);
+    assert_eq!(r.items.len(), 22);
+    assert_eq!(r.items[0].content, "交了手机话费 58 元");
+    assert_eq!(r.items[21].content, "和阿雯约定：每周三晚上我不加班，固定接朵朵去上游泳课");
+    assert_eq!(r.explain.unwrap().strategy, "window-only");
+}
+
+#[test]
+fn explicit_range_skips_parsing() {
+    let (_d, m) = example();
+    let from = chrono::NaiveDate::from_ymd_opt(2026, 10, 1).unwrap();
+    let to = chrono::NaiveDate::from_ymd_opt(2026, 10, 31).unwrap();
+    let r = m
+        .retrieve(&RetrieveArgs {
+            query: "青岛".into(),
+            time_range: Some(TimeRange::Dates { from, to }),
+            limit: Some(50),
+            explain: true,
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(r.matched, 5);
+    let ex = r.explain.unwrap();
+    assert_eq!(ex.window_source, WindowSource::Explicit);
+    // "上周" in the text is not parsed when a range is given: it is just text.
+    let r = m
+        .retrieve(&RetrieveArgs {
+            query: "上周".into(),
+            time_range: Some(TimeRange::Dates { from, to }),
+            explain: true,
+            ..Default::default()
+        })
+        .unwrap();
+    let ex = r.explain.unwrap();
+    assert_eq!(ex.rest, "上周");
+    assert_eq!(ex.window.unwrap().start_date, from);
+    let bad = m.retrieve(&RetrieveArgs {
+        query: "x".into(),
+        time_range: Some(TimeRange::Dates { from: to, to: from }),
+        ..Default::default()
+    });
+    assert!(matches!(bad, Err(memlayers::Error::BadInput { .. })));
+}
+
+#[test]
+fn zero_hits_widen_once_then_return_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "cold/2026-11/2026-11-20.md",
+        "- [2026-11-20T11:00:00.000Z] [饮食] 晚饭吃了火锅\n- [2026-11-20T12:00:00.000Z] [-] 别的事\n",
+    );
+    let m = open_at(dir.path(), NOW);
+    // 11月21日 has no entry; ±1 day reaches 11-20.
+    let r = ask(&m, "11月21日 火锅");
+    assert_eq!(r.items.len(), 1);
+    let w = r.explain.unwrap().widened.unwrap();
+    assert_eq!(
+        (w.by.as_str(), w.start_date.to_string(), w.end_date.to_string()),
+        ("±1 day", "2026-11-20".into(), "2026-11-23".into())
+    );
+    // 11月23日 ±1 day = 11-22..11-24: still nothing → empty, not an error.
+    let r = ask(&m, "11月23日 火锅");
+    assert!(r.items.is_empty());
+    assert!(r.explain.unwrap().widened.is_some());
+    // A month window widens by ±7 days: 12月 of 2025 (past-preferring) has nothing near.
+    let r = ask(&m, "去年12月 火锅");
+    assert_eq!(r.explain.unwrap().widened.unwrap().by, "±7 days");
+}
+
+#[test]
+fn the_window_is_applied_inside_the_fts5_query() {
+    let (_d, m) = example();
+    let c = m.conn().unwrap();
+    let sql = memlayers::query::search::ranked_sql(true);
+    let mut st = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+    let plan: Vec<String> = st
+        .query_map(rusqlite::params!["\"约定\"", 10, 1, 2], |r| r.get::<_, String>(3))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    // FTS5's plan string: M = MATCH, > and < = rowid bounds handed to FTS5's xFilter, so the
+    // window restricts the doclist walk before bm25() scores anything.
+    let fts = plan.iter().find(|l| l.contains("VIRTUAL TABLE INDEX")).unwrap();
+    let idx = fts.rsplit(':').next().unwrap();
+    assert!(idx.starts_with('M') && idx.contains('>') && idx.contains('<'), "{plan:?}");
+    assert!(plan.iter().any(|l| l == "SEARCH e USING INTEGER PRIMARY KEY (rowid=?)"), "{plan:?}");
+}
+
+#[test]
+fn recency_term_is_off_by_default_and_bounded_when_on() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "cold/2026-11/2026-11-28.md",
+        "- [2026-11-28T01:00:00.000Z] [-] 周报 写完\n- [2026-11-28T02:00:00.000Z] [-] 别的\n",
+    );
+    put(
+        dir.path(),
+        "cold/2026-11/2026-11-02.md",
+        "- [2026-11-02T01:00:00.000Z] [-] 周报 写完\n- [2026-11-02T02:00:00.000Z] [-] 其他\n",
+    );
+    let m = open_at(dir.path(), NOW);
+    let r = ask(&m, "本月 周报");
+    assert!(r.explain.unwrap().hits.iter().all(|h| h.recency == 0.0));
+    let cfg = Config { recency_tau_days: Some(7.0), ..config() };
+    let m = Memory::open(dir.path(), cfg).unwrap().with_now(at(NOW));
+    let r = ask(&m, "本月 周报");
+    let hits = r.explain.unwrap().hits;
+    // Δt = 1.46 days → exp(-1.46/7) ≈ 0.81; Δt = 27.46 days → exp(-27.46/7) ≈ 0.02.
+    assert!((hits[0].recency - (-(1.0 + 11.0 / 24.0) / 7.0_f64).exp()).abs() < 1e-6, "{hits:?}");
+    assert!((hits[1].recency - (-(27.0 + 11.0 / 24.0) / 7.0_f64).exp()).abs() < 1e-6, "{hits:?}");
+    assert_eq!(r.items[0].date, "2026-11-28");
+}
