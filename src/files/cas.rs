@@ -22,7 +22,6 @@
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{Read, Write};
-use std::os::unix::fs::{FileExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
 use crate::{Error, Result};
@@ -46,7 +45,8 @@ pub struct Ident {
 impl Ident {
     /// The identity in `meta`.
     pub fn of(meta: &fs::Metadata) -> Ident {
-        Ident { size: meta.len() as i64, mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(), inode: meta.ino() as i64 }
+        let (size, mtime_ns, inode) = crate::files::identity::identity(meta);
+        Ident { size, mtime_ns, inode }
     }
 }
 
@@ -102,7 +102,7 @@ pub fn read(path: &Path) -> Result<Snapshot> {
     };
     let meta = file.metadata().map_err(|e| Error::io(path, e))?;
     // Swapped for a symlink or something else between the lstat and the open.
-    if !meta.is_file() || fs::symlink_metadata(path).map(|m| m.ino() != meta.ino()).unwrap_or(true) {
+    if !meta.is_file() || fs::symlink_metadata(path).map(|m| Ident::of(&m).inode != Ident::of(&meta).inode).unwrap_or(true) {
         return Err(refuse(path, "changed into a link or special file while being opened; refusing it"));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
@@ -128,7 +128,7 @@ fn unchanged(path: &Path, snap: &Snapshot) -> Result<bool> {
     // Same stat, but mtime ticks coarsely: compare the bytes too (read through our descriptor,
     // which is the file at the path: same inode).
     let mut cur = vec![0u8; snap.bytes.len()];
-    file.read_exact_at(&mut cur, 0).map_err(|e| Error::io(path, e))?;
+    read_at(file, &mut cur, 0).map_err(|e| Error::io(path, e))?;
     Ok(cur == snap.bytes)
 }
 
@@ -163,7 +163,7 @@ pub fn append(path: &Path, snap: &Snapshot, tail: &[u8]) -> Result<Outcome> {
         return Err(Error::io(path, e));
     }
     let after = file.metadata().map_err(|e| Error::io(path, e))?;
-    let same_path = fs::symlink_metadata(path).is_ok_and(|m| m.ino() == after.ino());
+    let same_path = fs::symlink_metadata(path).is_ok_and(|m| Ident::of(&m).inode == Ident::of(&after).inode);
     Ok(Outcome::Done { raced: after.len() != before + tail.len() as u64 || !same_path })
 }
 
@@ -227,10 +227,29 @@ fn salvage(path: &Path, snap: &Snapshot) -> Result<bool> {
         return Ok(false);
     }
     let mut extra = vec![0u8; (now - had) as usize];
-    old.read_exact_at(&mut extra, had).map_err(|e| Error::io(path, e))?;
+    read_at(old, &mut extra, had).map_err(|e| Error::io(path, e))?;
     let mut f = OpenOptions::new().append(true).open(path).map_err(|e| Error::io(path, e))?;
     f.write_all(&extra).and_then(|()| f.sync_data()).map_err(|e| Error::io(path, e))?;
     Ok(true)
+}
+
+/// Reads exactly `buf.len()` bytes at `offset` without moving the file position.
+#[cfg(unix)]
+fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(f, buf, offset)
+}
+
+/// Reads exactly `buf.len()` bytes at `offset` (Windows: positioned reads).
+#[cfg(windows)]
+fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
+    let mut done = 0;
+    while done < buf.len() {
+        match std::os::windows::fs::FileExt::seek_read(f, &mut buf[done..], offset + done as u64)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => done += n,
+        }
+    }
+    Ok(())
 }
 
 fn write_temp(path: &Path, dir: &Path, bytes: &[u8]) -> Result<PathBuf> {

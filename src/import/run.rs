@@ -35,6 +35,10 @@ pub struct ImportReport {
     pub entries_already_present: usize,
     /// Days that received at least one entry.
     pub days_changed: usize,
+    /// Problems after entries were stored in the files (the index could not follow: it catches
+    /// up at the next sync). Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub index_warnings: Vec<String>,
     /// What the scan found: days, files read, skipped files by reason, warnings.
     pub scan: ScanSummary,
 }
@@ -61,25 +65,29 @@ impl Store {
         }
         let report = scan(path, format, self.tz())?;
         let lock = self.lock()?;
+        // Readers answering meanwhile say `stale` (the import is half done) until it ends.
+        let _busy = self.mark_busy(&lock, "import")?;
+        let mut warnings = Vec::new();
         let total = report.days.len();
         let (mut added, mut changed) = (0usize, 0usize);
         for (i, day) in report.days.iter().enumerate() {
             let entries: Vec<Entry> = day.entries.iter().map(|e| e.entry.clone()).collect();
-            let mut planned: HashMap<(String, String), usize> = HashMap::new();
-            let mut existing: Option<HashMap<(String, String), usize>> = None;
-            let a = self.append_filtered(day.day, &entries, Some(&lock), &mut |have, e| {
-                let have = existing.get_or_insert_with(|| {
-                    let mut m = HashMap::new();
-                    for x in have {
-                        *m.entry((x.tag.clone(), x.content.clone())).or_default() += 1;
-                    }
-                    m
-                });
-                let key = (e.tag.clone(), e.content.clone());
-                let n = planned.entry(key.clone()).or_default();
-                *n += 1;
-                *n > have.get(&key).copied().unwrap_or(0)
+            let a = self.append_filtered(day.day, &entries, Some(&lock), &mut |have, es| {
+                let mut have_n: HashMap<(String, String), usize> = HashMap::new();
+                for x in have {
+                    *have_n.entry((x.tag.clone(), x.content.clone())).or_default() += 1;
+                }
+                let mut planned: HashMap<(String, String), usize> = HashMap::new();
+                es.iter()
+                    .map(|e| {
+                        let key = (e.tag.clone(), e.content.clone());
+                        let n = planned.entry(key.clone()).or_default();
+                        *n += 1;
+                        *n > have_n.get(&key).copied().unwrap_or(0)
+                    })
+                    .collect()
             })?;
+            warnings.extend(a.warnings);
             added += a.added;
             changed += usize::from(a.added > 0);
             progress(i + 1, total);
@@ -93,6 +101,7 @@ impl Store {
             entries_already_present: found - added,
             days_changed: changed,
             scan: report.summary(),
+            index_warnings: warnings,
         })
     }
 }

@@ -14,8 +14,11 @@
 //! [`TOKENIZER_VERSION`] is stored in the index; changing these rules must bump it, which
 //! forces a rebuild on the next open.
 
+use unicode_normalization::UnicodeNormalization;
+
 /// Version of the segmentation rules; stored in the index's `meta` table.
-pub const TOKENIZER_VERSION: i64 = 1;
+/// 2: text is NFC-normalised before segmenting (issue 14).
+pub const TOKENIZER_VERSION: i64 = 2;
 
 /// Character classes the segmenter distinguishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -63,7 +66,10 @@ pub fn pieces(text: &str) -> Vec<Piece> {
             out.push(if cl == Class::Cjk { Piece::Cjk(s) } else { Piece::Word(s) });
         }
     };
-    for c in text.chars() {
+    // NFC first, at index and query time alike: an NFD `é` (e + U+0301, a combining mark that
+    // is not alphanumeric) would otherwise split the word, and NFC and NFD spellings of one
+    // text would never find each other. The stored text keeps the user's bytes.
+    for c in text.nfc() {
         let cl = class(c);
         if cl != cur_class {
             flush(&mut cur, cur_class, &mut out);

@@ -129,6 +129,11 @@ pub struct Widened {
 pub struct RetrieveResult {
     /// The query as given.
     pub query: String,
+    /// True when the index is behind the files (an import or rebuild is under way in another
+    /// process): the answer is from the index's last consistent state, maybe not whole.
+    /// Omitted when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
     /// Entries matching (in the window, when there is one).
     pub matched: i64,
     /// Entries returned.
@@ -237,9 +242,9 @@ impl Store {
         let Some(w) = window else {
             // Rule 2: no time intent → recall, unchanged.
             let q = Query::new(&args.query, Mode::And)?;
-            self.sync()?;
+            let stale = self.sync_reader(false)?.stale;
             let (hits, matched) = self.search(&q, None, limit, None)?;
-            return Ok(self.finish(args, hits, matched, || Explain {
+            return Ok(self.finish(args, stale, hits, matched, || Explain {
                 window: None,
                 window_source: WindowSource::None,
                 tz: tz.to_string(),
@@ -255,7 +260,7 @@ impl Store {
                 hits: vec![],
             }));
         };
-        self.sync()?;
+        let stale = self.sync_reader(false)?.stale;
         let oq = or_query(&rest);
         if let Some((q, _)) = &oq {
             q.check_size("query")?;
@@ -292,7 +297,7 @@ impl Store {
                 continue;
             }
             let scored_text = oq.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
-            return Ok(self.finish(args, hits, matched, || Explain {
+            return Ok(self.finish(args, stale, hits, matched, || Explain {
                 window: Some(w.clone()),
                 window_source: source,
                 tz: tz.to_string(),
@@ -313,6 +318,7 @@ impl Store {
     fn finish(
         &self,
         args: &RetrieveArgs,
+        stale: bool,
         hits: Vec<(Item, ScoreParts)>,
         matched: i64,
         explain: impl FnOnce() -> Explain,
@@ -321,7 +327,7 @@ impl Store {
             args.explain.then(|| Explain { hits: hits.iter().map(|(_, p)| p.clone()).collect(), ..explain() });
         let items: Vec<Item> = hits.into_iter().map(|(i, _)| i).collect();
         self.record_hits(&items);
-        RetrieveResult { query: args.query.clone(), matched, returned: items.len(), items, explain }
+        RetrieveResult { query: args.query.clone(), stale, matched, returned: items.len(), items, explain }
     }
 
     fn count_in_gate(&self, g: Gate) -> Result<i64> {

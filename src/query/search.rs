@@ -259,6 +259,11 @@ pub struct RecallResult {
     pub returned: usize,
     /// Best first.
     pub items: Vec<Item>,
+    /// True when the index is behind the files (an import or rebuild is under way in another
+    /// process): the answer is from the index's last consistent state, maybe not whole.
+    /// Omitted when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
 }
 
 /// Rounds a score for output (4 decimals).
@@ -278,13 +283,14 @@ impl Store {
     pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<&str>) -> Result<RecallResult> {
         let limit = check_range("limit", limit.unwrap_or(10), 1, 50)? as usize;
         let q = Query::new(keyword, Mode::parse(mode)?)?;
-        self.sync()?;
+        let stale = self.sync_reader(false)?.stale;
         let (items, matched) = self.search(&q, None, limit, None)?;
         let c = self.conn()?;
         let (files, entries) = index_totals(&c)?;
         let items: Vec<Item> = items.into_iter().map(|(i, _)| i).collect();
         self.record_hits(&items);
         Ok(RecallResult {
+            stale,
             mode: q.mode,
             tokens: q.terms.clone(),
             probes: q.probes.iter().flatten().map(Probe::fts).collect(),

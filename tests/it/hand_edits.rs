@@ -7,19 +7,18 @@
 //! small tmpfs, which needs root (CI runs as root). Without the permission they print SKIPPED
 //! with the reason and pass.
 
-mod common;
-mod rel;
+use crate::common::{at, config, put};
+use crate::rel;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
-use common::{at, config, put};
-use memlayers::cold::WriteArgs;
+use memlayers::layers::cold::WriteArgs;
 use memlayers::{Config, Memory};
 
 fn budget(var: &str, default: usize) -> usize {
-    std::env::var(var).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+    rel::budget(var, default as u64) as usize
 }
 
 fn w(text: &str, tag: &str) -> WriteArgs {
