@@ -132,16 +132,33 @@ fn unchanged(path: &Path, snap: &Snapshot) -> Result<bool> {
     Ok(cur == snap.bytes)
 }
 
-/// Appends `tail` to the file of `snap` with `O_APPEND`, if it is unchanged since [`read`] and
-/// exists. The caller ensures the snapshot ends with a newline (or is empty). On a write error
-/// (full disk) the file is cut back to its old size, so nothing half-written stays. fsync
-/// before returning.
+/// Appends `tail` to the file of `snap` with `O_APPEND`, if the path still names that file
+/// and its first bytes are still the ones read. Bytes appended by someone else since the read
+/// are fine — ours go after them, as with two shell `>>` — unless they leave the file without a
+/// final newline (our line would be glued to theirs): then [`Outcome::Changed`]. The caller
+/// ensures the snapshot ends with a newline (or is empty). On a write error (full disk) the
+/// file is cut back to its size before the write, so nothing half-written stays. fsync before
+/// returning. `raced` in the outcome: other bytes were appended around ours.
 pub fn append(path: &Path, snap: &Snapshot, tail: &[u8]) -> Result<Outcome> {
-    let Some(file) = snap.file.as_ref() else { return Ok(Outcome::Changed) };
-    if !unchanged(path, snap)? {
+    let (Some(file), Some(want)) = (snap.file.as_ref(), snap.ident) else { return Ok(Outcome::Changed) };
+    let Ok(at_path) = fs::symlink_metadata(path) else { return Ok(Outcome::Changed) };
+    let before = file.metadata().map_err(|e| Error::io(path, e))?.len();
+    if !at_path.is_file() || Ident::of(&at_path).inode != want.inode || want.size < 0 || before < snap.bytes.len() as u64
+    {
         return Ok(Outcome::Changed);
     }
-    let before = snap.bytes.len() as u64;
+    let mut cur = vec![0u8; snap.bytes.len()];
+    read_at(file, &mut cur, 0).map_err(|e| Error::io(path, e))?;
+    if cur != snap.bytes {
+        return Ok(Outcome::Changed);
+    }
+    if before > 0 {
+        let mut last = [0u8; 1];
+        read_at(file, &mut last, before - 1).map_err(|e| Error::io(path, e))?;
+        if last[0] != b'\n' {
+            return Ok(Outcome::Changed);
+        }
+    }
     let mut w: &File = file;
     let mut written = 0usize;
     while written < tail.len() {
@@ -164,7 +181,8 @@ pub fn append(path: &Path, snap: &Snapshot, tail: &[u8]) -> Result<Outcome> {
     }
     let after = file.metadata().map_err(|e| Error::io(path, e))?;
     let same_path = fs::symlink_metadata(path).is_ok_and(|m| Ident::of(&m).inode == Ident::of(&after).inode);
-    Ok(Outcome::Done { raced: after.len() != before + tail.len() as u64 || !same_path })
+    let raced = before != snap.bytes.len() as u64 || after.len() != before + tail.len() as u64 || !same_path;
+    Ok(Outcome::Done { raced })
 }
 
 /// Undoes a partial append of `written` bytes after `before`, when nobody else appended since.
@@ -207,7 +225,10 @@ pub fn replace(path: &Path, snap: &Snapshot, bytes: &[u8]) -> Result<Outcome> {
         if !unchanged(path, snap)? {
             return Ok(Outcome::Changed);
         }
-        fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
+        let want = snap.ident.map_or(0, |i| i.inode);
+        if !swap_in(&tmp, path, want).map_err(|e| Error::io(path, e))? {
+            return Ok(Outcome::Changed);
+        }
         sync_dir(dir);
         Ok(Outcome::Done { raced: salvage(path, snap)? })
     })();
@@ -215,6 +236,39 @@ pub fn replace(path: &Path, snap: &Snapshot, bytes: &[u8]) -> Result<Outcome> {
         let _ = fs::remove_file(&tmp);
     }
     result
+}
+
+/// Puts `tmp` at `path` if `path` still holds the file with inode `want`. On Linux an atomic
+/// exchange (`renameat2(RENAME_EXCHANGE)`) closes the instant between the check in
+/// [`replace`] and the rename: the file swapped out must be the one that was read; if another
+/// program replaced it in that instant (an editor saving by rename), it is swapped back and
+/// the answer is false. Elsewhere (or where the file system has no exchange) a plain rename.
+#[cfg(all(target_os = "linux", not(feature = "portable-fallback")))]
+fn swap_in(tmp: &Path, path: &Path, want: i64) -> std::io::Result<bool> {
+    use rustix::fs::{CWD, RenameFlags, renameat_with};
+    match renameat_with(CWD, tmp, CWD, path, RenameFlags::EXCHANGE) {
+        Ok(()) => {}
+        Err(e) if e == rustix::io::Errno::INVAL || e == rustix::io::Errno::NOSYS || e == rustix::io::Errno::NOENT => {
+            fs::rename(tmp, path)?;
+            return Ok(true);
+        }
+        Err(e) => return Err(e.into()),
+    }
+    // `tmp` now names what was at `path` an instant ago.
+    let out = fs::symlink_metadata(tmp)?;
+    if out.is_file() && Ident::of(&out).inode == want {
+        fs::remove_file(tmp)?;
+        return Ok(true);
+    }
+    renameat_with(CWD, tmp, CWD, path, RenameFlags::EXCHANGE)?;
+    Ok(false)
+}
+
+/// Puts `tmp` at `path` (a plain rename: see the Linux version).
+#[cfg(not(all(target_os = "linux", not(feature = "portable-fallback"))))]
+fn swap_in(tmp: &Path, path: &Path, _want: i64) -> std::io::Result<bool> {
+    fs::rename(tmp, path)?;
+    Ok(true)
 }
 
 /// After a rename: bytes appended to the replaced file (through a descriptor opened before the
@@ -332,6 +386,15 @@ mod tests {
         let snap = read(&p).unwrap();
         assert_eq!(append(&p, &snap, b"two\n").unwrap(), Outcome::Done { raced: false });
         assert_eq!(fs::read(&p).unwrap(), b"uno\ntwo\n");
+        // A hand append since the read: ours goes after it.
+        let snap = read(&p).unwrap();
+        fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(b"hand\n").unwrap();
+        assert_eq!(append(&p, &snap, b"three\n").unwrap(), Outcome::Done { raced: true });
+        assert_eq!(fs::read(&p).unwrap(), b"uno\ntwo\nhand\nthree\n");
+        // One without a final newline: ours would be glued to it.
+        let snap = read(&p).unwrap();
+        fs::OpenOptions::new().append(true).open(&p).unwrap().write_all(b"torn").unwrap();
+        assert_eq!(append(&p, &snap, b"four\n").unwrap(), Outcome::Changed);
         assert!(fs::read_dir(dir.path()).unwrap().count() == 1, "no temp file left");
     }
 
