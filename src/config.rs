@@ -43,6 +43,31 @@ pub struct Config {
     /// `lockTimeoutMs` (memlayers): how long a writer waits for the writer lock before
     /// failing with [`Error::LockTimeout`]; 0–600000, default 10000.
     pub lock_timeout_ms: u64,
+    /// `rankUsageWeight`, `rankRecentWeight`, `rankRecencyWeight` (memlayers): the weights of
+    /// the bounded terms of the recall/retrieve score; each 0–10, defaults 0.1 / 0.1 / 0.1.
+    pub rank: RankWeights,
+}
+
+/// Weights of the bounded terms of the recall/retrieve score (`query::search` module docs):
+/// `text + W_usage·weight/100 + W_recent·recent + W_recency·exp(-Δt/τ)`; the text term (BM25
+/// min-max normalised, 0–1) has weight 1. Defaults measured on the labelled question set
+/// (README, "Recall and ranking").
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RankWeights {
+    /// `W_usage`, multiplies `weight / 100` (config `rankUsageWeight`, 0–10, default 0.1).
+    pub usage: f64,
+    /// `W_recent`, multiplies the plugin's recency bonus 0 / ⅓ / 1 (config `rankRecentWeight`,
+    /// 0–10, default 0.1).
+    pub recent: f64,
+    /// `W_recency`, multiplies `exp(-Δt/τ)` when `recencyTauDays` is set (config
+    /// `rankRecencyWeight`, 0–10, default 0.1).
+    pub recency: f64,
+}
+
+impl Default for RankWeights {
+    fn default() -> Self {
+        RankWeights { usage: 0.1, recent: 0.1, recency: 0.1 }
+    }
 }
 
 impl Default for Config {
@@ -62,6 +87,7 @@ impl Default for Config {
             timezone: system_timezone(),
             recency_tau_days: None,
             lock_timeout_ms: 10_000,
+            rank: RankWeights::default(),
         }
     }
 }
@@ -77,6 +103,7 @@ pub fn system_timezone() -> Tz {
 }
 
 /// Parses an IANA zone name; the error names `field`.
+#[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI
 pub fn parse_tz(field: &str, name: &str) -> Result<Tz> {
     name.parse::<Tz>().map_err(|_| Error::bad(field, format!("unknown IANA time zone {name:?}")))
 }
@@ -99,8 +126,10 @@ impl Config {
                 "evictTarget" | "lockTimeoutMs" | "usageThrottleMs" => {}
                 "candidateTtlDays" => set_int(&mut c.candidate_ttl_days, k, v, 1, 3650, &mut w),
                 "candidateMax" => set_int(&mut c.candidate_max, k, v, 1, 1000, &mut w),
-                "halfLifeDays" => set_num(&mut c.half_life_days, k, v, 1.0, 3650.0, &mut w),
-                "demoteThreshold" => set_num(&mut c.demote_threshold, k, v, 0.0, 100.0, &mut w),
+                // Integers, as the plugin's config says ("配置非法（非整数、越界）时回退到默认值"):
+                // 1.5 or 20.5 fall back with a warning; 30.0 is the integer 30.
+                "halfLifeDays" => set_whole(&mut c.half_life_days, k, v, 1, 3650, &mut w),
+                "demoteThreshold" => set_whole(&mut c.demote_threshold, k, v, 0, 100, &mut w),
                 "autoLogOnSessionEnd" => set_bool(&mut c.auto_log_on_session_end, k, v, &mut w),
                 "autoLogMinTurns" => set_int(&mut c.auto_log_min_turns, k, v, 1, 1000, &mut w),
                 "dataRoot" => match v {
@@ -109,6 +138,9 @@ impl Config {
                     Value::Null => {}
                     _ => w.push(format!("dataRoot: expected a string, got {v}; using the default")),
                 },
+                "rankUsageWeight" => set_num(&mut c.rank.usage, k, v, 0.0, 10.0, &mut w),
+                "rankRecentWeight" => set_num(&mut c.rank.recent, k, v, 0.0, 10.0, &mut w),
+                "rankRecencyWeight" => set_num(&mut c.rank.recency, k, v, 0.0, 10.0, &mut w),
                 "timezone" => match v.as_str().map(str::parse::<Tz>) {
                     Some(Ok(tz)) => c.timezone = tz,
                     _ => w.push(format!("timezone: {v} is not an IANA zone name; using {}", c.timezone)),
@@ -161,6 +193,15 @@ fn set_num(slot: &mut f64, key: &str, v: &Value, lo: f64, hi: f64, w: &mut Vec<S
     }
 }
 
+/// An integer-valued key stored as f64 (it enters decay arithmetic): whole numbers in
+/// `lo..=hi` only.
+fn set_whole(slot: &mut f64, key: &str, v: &Value, lo: i64, hi: i64, w: &mut Vec<String>) {
+    match v.as_f64().filter(|x| x.fract() == 0.0 && (lo as f64..=hi as f64).contains(x)) {
+        Some(x) => *slot = x,
+        None => w.push(format!("{key}: {v} is not an integer in {lo}–{hi}; using the default {slot}")),
+    }
+}
+
 fn set_bool(slot: &mut bool, key: &str, v: &Value, w: &mut Vec<String>) {
     match v.as_bool() {
         Some(b) => *slot = b,
@@ -192,6 +233,22 @@ mod tests {
         assert_eq!(c.half_life_days, 7.0);
         assert_eq!(w.len(), 4, "{w:?}");
         assert!(w[0].starts_with("candidateMax") || w.iter().any(|x| x.starts_with("hotLimit:")));
+    }
+
+    #[test]
+    fn non_integer_half_life_and_threshold_fall_back() {
+        let (c, mut w) = Config::from_json(r#"{"halfLifeDays": 1.5, "demoteThreshold": 20.5}"#).unwrap();
+        assert_eq!((c.half_life_days, c.demote_threshold), (30.0, 20.0));
+        w.sort();
+        assert_eq!(
+            w,
+            vec![
+                "demoteThreshold: 20.5 is not an integer in 0–100; using the default 20".to_string(),
+                "halfLifeDays: 1.5 is not an integer in 1–3650; using the default 30".to_string(),
+            ]
+        );
+        let (c, w) = Config::from_json(r#"{"halfLifeDays": 45.0, "demoteThreshold": 0}"#).unwrap();
+        assert_eq!((c.half_life_days, c.demote_threshold, w.len()), (45.0, 0.0, 0));
     }
 
     #[test]

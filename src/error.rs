@@ -10,8 +10,11 @@ use std::path::PathBuf;
 /// Result alias used throughout memlayers.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
-/// Everything that can go wrong in memlayers.
+/// Everything that can go wrong in memlayers. New variants may be added (`#[non_exhaustive]`):
+/// match with a `_` arm. Underlying errors are kept as sources
+/// ([`std::error::Error::source`]).
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// A caller-supplied value is invalid. `field` names the argument or config key
     /// (e.g. `"from"`, `"text"`, `"limit"`), `reason` says what is wrong with it.
@@ -59,12 +62,22 @@ pub enum Error {
     /// An SQLite error from the index.
     #[error("index error: {0}")]
     Sqlite(#[from] rusqlite::Error),
-    /// The reader pool could not hand out a connection.
+    /// The connection pool could not hand out a connection (the pool's own error is the
+    /// source; its type is not part of this API).
     #[error("index connection pool error: {0}")]
-    Pool(#[from] r2d2::Error),
-    /// A schema migration failed.
-    #[error("index migration error: {0}")]
-    Migration(String),
+    Pool(#[source] Box<dyn std::error::Error + Send + Sync>),
+    /// Preparing the index schema failed: a migration, or switching to WAL.
+    #[error("index migration error: {message}")]
+    Migration {
+        /// What failed, in words.
+        message: String,
+        /// SQLite's primary result code when SQLite reported the failure (e.g.
+        /// `DatabaseBusy`: another process holds the database; not corruption).
+        code: Option<rusqlite::ErrorCode>,
+        /// The underlying error, when there is one.
+        #[source]
+        source: Option<Box<dyn std::error::Error + Send + Sync>>,
+    },
     /// A JSON file (config, usage ledger) could not be (de)serialised.
     #[error("JSON error in {what}: {source}")]
     Json {
@@ -85,6 +98,19 @@ impl Error {
     /// Shorthand for [`Error::Io`] with the path that was being touched.
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io { path: path.into(), source }
+    }
+
+    /// Shorthand for [`Error::Pool`].
+    pub(crate) fn pool(e: r2d2::Error) -> Self {
+        Error::Pool(Box::new(e))
+    }
+
+    /// A failed migration run (refinery), with SQLite's result code when SQLite reported it.
+    pub(crate) fn migration(e: refinery::Error) -> Self {
+        let code = std::error::Error::source(&e)
+            .and_then(|s| s.downcast_ref::<rusqlite::Error>())
+            .and_then(rusqlite::Error::sqlite_error_code);
+        Error::Migration { message: e.to_string(), code, source: Some(Box::new(e)) }
     }
 
     /// True for errors caused by the caller's input (CLI exit code 2), false for internal

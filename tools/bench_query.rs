@@ -177,7 +177,7 @@ fn windowed(mem: &Memory, text: &str, from: NaiveDate, to: NaiveDate) -> BResult
 }
 
 fn unwindowed(mem: &Memory, q: &QuerySpec) -> BResult<Vec<i64>> {
-    Ok(mem.recall(&q.text, Some(10), q.mode)?.items.iter().map(|i| i.id).collect())
+    Ok(mem.recall(&q.text, Some(10), q.mode.map(str::parse).transpose()?)?.items.iter().map(|i| i.id).collect())
 }
 
 /// Runs the mix: each query `repeats` times without a window (`recall`, limit 10), and once
@@ -188,7 +188,7 @@ pub fn run_mix(mem: &Memory, mix: &[QuerySpec], days: &[NaiveDate], repeats: usi
     let c = mem.conn()?;
     for q in mix {
         let mode = memlayers::query::search::Mode::parse(q.mode)?;
-        run.hits.push(count_matches(&c, &Query::new(&q.text, mode)?.fts(), None)?);
+        run.hits.push(count_matches(&c, &Query::new(&q.text, mode)?.fts(), None, None)?);
     }
     drop(c);
     let mut h = Sha1::new();

@@ -101,7 +101,7 @@ pub fn run(archive: &Path, root: &Path, config: Config) -> Result<String> {
             line(&mut out, i);
         }
         if ex.window.is_some() && !ex.scored_text.is_empty() {
-            let plain = mem.recall(&ex.scored_text, Some(5), Some("or"))?;
+            let plain = mem.recall(&ex.scored_text, Some(5), Some(crate::query::search::Mode::Or))?;
             let _ =
                 writeln!(out, "  without the time gate (recall {:?}, or): {} matched", ex.scored_text, plain.matched);
             for i in &plain.items {

@@ -3,6 +3,8 @@
 
 pub mod demo;
 pub mod layers;
+#[cfg(feature = "mcp")]
+pub mod mcp;
 
 use std::path::PathBuf;
 
@@ -119,6 +121,9 @@ pub enum Cmd {
         /// Show the window, the FTS5 query and per-hit score parts.
         #[arg(long)]
         explain: bool,
+        /// Do not look for a time expression: the whole query is scored as text.
+        #[arg(long)]
+        no_time: bool,
     },
     /// Parse a time expression into a window (no data root needed).
     TimeWindow {
@@ -141,13 +146,49 @@ pub enum Cmd {
         #[arg(long)]
         format: Option<String>,
     },
+    /// Serve the memory as MCP tools over stdio (mem_hot_get, mem_write, mem_recall,
+    /// mem_retrieve, …) for an agent host; runs until the client closes stdin.
+    #[cfg(feature = "mcp")]
+    Mcp,
     /// The layer tools: hot-get, hot-set, summarize, stats, export, session-end.
     #[command(flatten)]
     Layer(crate::cli::layers::LayerCmd),
 }
 
+/// Prints memlayers' own log records of level warn and above on stderr, one line each,
+/// `memlayers: <message>`: the CLI's established stderr format (the same lines the library
+/// printed itself before it used `log`), which a generic logger such as env_logger would
+/// change.
+struct StderrLog;
+
+static STDERR_LOG: StderrLog = StderrLog;
+
+impl log::Log for StderrLog {
+    fn enabled(&self, m: &log::Metadata) -> bool {
+        m.level() <= log::Level::Warn && m.target().starts_with("memlayers")
+    }
+
+    fn log(&self, r: &log::Record) {
+        if self.enabled(r.metadata()) {
+            eprintln!("memlayers: {}", r.args());
+        }
+    }
+
+    fn flush(&self) {}
+}
+
+/// Sends the library's warnings (`log::warn!`) to stderr as `memlayers: <message>` lines, unless
+/// the process already has a logger. Called by [`main`]; also by test processes that stand in
+/// for the CLI.
+pub fn log_warnings_to_stderr() {
+    if log::set_logger(&STDERR_LOG).is_ok() {
+        log::set_max_level(log::LevelFilter::Warn);
+    }
+}
+
 /// Runs the CLI; returns the process exit code.
 pub fn main() -> i32 {
+    log_warnings_to_stderr();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
@@ -158,6 +199,7 @@ pub fn main() -> i32 {
     };
     let json = cli.json;
     match run(cli) {
+        Ok(out) if out.is_empty() => 0,
         Ok(out) => {
             use std::io::Write;
             // A closed pipe (`| head`) is not an error worth a panic.
@@ -277,7 +319,7 @@ fn run(cli: Cli) -> Result<String> {
             let args = WriteArgs { text: text.clone(), tag: tag.clone(), important: *important, source };
             render(&mem.write(&args)?, compact)
         }
-        Cmd::Recall { keyword, limit, mode } => render(&mem.recall(keyword, *limit, mode.as_deref())?, compact),
+        Cmd::Recall { keyword, limit, mode } => render(&mem.recall_named(keyword, *limit, mode.as_deref())?, compact),
         Cmd::Recent { days, limit } => render(&mem.recent(*days, *limit)?, compact),
         Cmd::ByTag { tag, limit } => render(&mem.by_tag(tag, *limit)?, compact),
         Cmd::ByDate { from, to, limit } => render(&mem.by_date(from, to, *limit)?, compact),
@@ -286,7 +328,7 @@ fn run(cli: Cli) -> Result<String> {
             render(&rep, compact)
         }
         Cmd::Check => render(&mem.check()?, compact),
-        Cmd::Retrieve { query, from, to, limit, explain } => {
+        Cmd::Retrieve { query, from, to, limit, explain, no_time } => {
             let time_range = match (from, to) {
                 (Some(f), Some(t)) => Some(crate::query::retrieve::TimeRange::Dates {
                     from: crate::files::parse_date("from", f)?,
@@ -300,6 +342,7 @@ fn run(cli: Cli) -> Result<String> {
                 tz: None,
                 limit: *limit,
                 explain: *explain,
+                no_time: *no_time,
             };
             render(&mem.retrieve(&args)?, compact)
         }
@@ -319,5 +362,7 @@ fn run(cli: Cli) -> Result<String> {
             render(&rep?, compact)
         }
         Cmd::Layer(c) => crate::cli::layers::run(&mem, c, compact),
+        #[cfg(feature = "mcp")]
+        Cmd::Mcp => mcp::serve_stdio(mem).map(|()| String::new()),
     }
 }

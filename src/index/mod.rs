@@ -154,7 +154,7 @@ pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
     };
     let state = if state == OpenState::Fresh { OpenState::Fresh } else { state };
     let manager = SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init_conn);
-    let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager)?;
+    let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map_err(Error::pool)?;
     Ok((pool, state, warnings))
 }
 
@@ -183,7 +183,7 @@ pub fn open_read_only(root: &Path) -> Result<(DbPool, OpenState, ReadOnlyIndex)>
                 c.pragma_update(None, "cache_size", -32_000)?;
                 Ok(())
             });
-            let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager)?;
+            let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map_err(Error::pool)?;
             return Ok((pool, OpenState::Current, ReadOnlyIndex::InPlace));
         }
     }
@@ -212,9 +212,9 @@ fn is_corruption(e: &Error) -> bool {
     use rusqlite::ErrorCode::{DatabaseCorrupt, NotADatabase};
     match e {
         Error::Sqlite(rusqlite::Error::SqliteFailure(f, _)) => matches!(f.code, DatabaseCorrupt | NotADatabase),
-        Error::Migration(m) => {
-            let m = m.to_lowercase();
-            !(m.contains("locked") || m.contains("busy"))
+        // Another process holding the database (SQLITE_BUSY / SQLITE_LOCKED) is not damage.
+        Error::Migration { code, .. } => {
+            !matches!(code, Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked))
         }
         _ => false,
     }
@@ -267,7 +267,11 @@ fn prepare(path: &Path) -> Result<OpenState> {
     // journal_mode reads the header: a garbage file fails here with SQLITE_NOTADB.
     let mode: String = c.query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))?;
     if mode.to_lowercase() != "wal" {
-        return Err(Error::Migration(format!("could not switch the index to WAL (got {mode})")));
+        return Err(Error::Migration {
+            message: format!("could not switch the index to WAL (got {mode})"),
+            code: None,
+            source: None,
+        });
     }
     if existed {
         // Smoke test of the header and the schema page, O(1). Not `quick_check`: it walks every
@@ -275,7 +279,7 @@ fn prepare(path: &Path) -> Result<OpenState> {
         // open of a 1M-entry index). Damage deeper in the file surfaces as SQLITE_CORRUPT.
         c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get::<_, i64>(0))?;
     }
-    embedded::migrations::runner().run(&mut c).map_err(|e| Error::Migration(e.to_string()))?;
+    embedded::migrations::runner().run(&mut c).map_err(Error::migration)?;
     // The stamp: set on a new index, added to an index of an older memlayers (stamp module).
     c.pragma_update(None, "application_id", stamp::APPLICATION_ID)?;
     let stored: Option<String> =
@@ -304,4 +308,33 @@ pub fn clear(c: &Connection) -> Result<()> {
          INSERT INTO entries_fts(entries_fts) VALUES('delete-all');",
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_busy_database_during_migration_is_classified_by_its_code_not_as_corruption() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(INDEX_FILE);
+        // Another connection holds an exclusive lock (rollback journal: nobody else may read).
+        let holder = Connection::open(&path).unwrap();
+        holder.execute_batch("CREATE TABLE x(a); BEGIN EXCLUSIVE; INSERT INTO x VALUES(1);").unwrap();
+        let mut c = Connection::open(&path).unwrap();
+        c.busy_timeout(Duration::ZERO).unwrap();
+        let e = embedded::migrations::runner().run(&mut c).map_err(Error::migration).unwrap_err();
+        match &e {
+            Error::Migration { code, source, .. } => {
+                assert_eq!(*code, Some(rusqlite::ErrorCode::DatabaseBusy));
+                assert!(source.is_some());
+            }
+            other => panic!("expected a migration error, got {other:?}"),
+        }
+        assert!(!is_corruption(&e));
+        // A migration failure SQLite did not report (no code), e.g. a schema history our
+        // migrations cannot apply to, means the file is not a usable index.
+        let foreign = Error::Migration { message: "applied migration V1 differs".into(), code: None, source: None };
+        assert!(is_corruption(&foreign));
+    }
 }

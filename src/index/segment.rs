@@ -4,7 +4,10 @@
 //! (no spaces) would be one giant token. memlayers therefore segments in Rust and stores the
 //! result as space-separated tokens, which `unicode61` then reads back unchanged:
 //!
-//! * a run of letters/digits outside CJK scripts → one lowercased word (`Token` → `token`);
+//! * a run of letters/digits outside CJK scripts → one lowercased word (`Token` → `token`),
+//!   followed by its Snowball English stem when that differs (`meetings` → `meetings meet`,
+//!   `painted` → `painted paint`; [`stem`]), so inflections of one word meet while the
+//!   surface form keeps the plugin's prefix matching (`tok` finds `tokens`);
 //! * a run of CJK characters (Han, kana) → its overlapping bigrams plus the run's last
 //!   character as a unigram: `翻唱权重` → `翻唱 唱权 权重 重`. A 1-character query `X` is then
 //!   the prefix query `X*` (every occurrence of X either starts a bigram or ends a run);
@@ -16,9 +19,32 @@
 
 use unicode_normalization::UnicodeNormalization;
 
-/// Version of the segmentation rules; stored in the index's `meta` table.
-/// 2: text is NFC-normalised before segmenting (issue 14).
-pub const TOKENIZER_VERSION: i64 = 2;
+/// Version of the segmentation rules; stored in the index's `meta` table. 2: Latin words are
+/// followed by their English stem (issue 12). 3: text is NFC-normalised before segmenting
+/// (issue 14).
+pub const TOKENIZER_VERSION: i64 = 3;
+
+/// The Snowball English stem of a lowercased word, when stemming applies and changes it:
+/// only words of 3+ ASCII letters are stemmed (digits, mixed words such as `gpt4o` and other
+/// scripts stay as they are). Stemmer: the `rust-stemmers` crate, Snowball "english"
+/// (Porter2) algorithm, the one Lucene/Tantivy use.
+///
+/// ```
+/// use memlayers::index::segment::stem;
+/// assert_eq!(stem("meetings").as_deref(), Some("meet"));
+/// assert_eq!(stem("painted").as_deref(), Some("paint"));
+/// assert_eq!(stem("paint"), None);
+/// assert_eq!(stem("gpt4o"), None);
+/// ```
+pub fn stem(word: &str) -> Option<String> {
+    static STEMMER: std::sync::LazyLock<rust_stemmers::Stemmer> =
+        std::sync::LazyLock::new(|| rust_stemmers::Stemmer::create(rust_stemmers::Algorithm::English));
+    if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return None;
+    }
+    let s = STEMMER.stem(word);
+    (!s.is_empty() && s != word).then(|| s.into_owned())
+}
 
 /// Character classes the segmenter distinguishes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +120,12 @@ pub fn segment(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
     for p in pieces(text) {
         match p {
-            Piece::Word(w) => push_tok(&mut out, &w),
+            Piece::Word(w) => {
+                push_tok(&mut out, &w);
+                if let Some(st) = stem(&w) {
+                    push_tok(&mut out, &st);
+                }
+            }
             Piece::Cjk(run) => {
                 let chars: Vec<char> = run.chars().collect();
                 for pair in chars.windows(2) {
@@ -119,7 +150,7 @@ fn push_tok(out: &mut String, t: &str) {
     out.push_str(t);
 }
 
-/// One FTS5 probe: a token that must occur, possibly as a prefix.
+/// One FTS5 probe: a token that must occur, possibly as a prefix, or else its stem.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Probe {
     /// The token text (lowercased word, CJK bigram or single CJK character).
@@ -127,13 +158,27 @@ pub struct Probe {
     /// Prefix match (`"tok"*`): Latin words (whole words and word prefixes) and 1-character
     /// CJK probes.
     pub prefix: bool,
+    /// The word's English stem when it differs ([`stem`]): matched as a whole token, so
+    /// `meetings` also finds an entry that says `meeting` (indexed as `meeting meet`).
+    pub alt: Option<String>,
 }
 
 impl Probe {
-    /// The probe as an FTS5 query string: `"tok"` or `"tok"*`. Tokens contain only
-    /// alphanumerics and CJK characters, so quoting makes any user input plain text.
+    /// A probe for one lowercased Latin word: the word as a prefix, or its stem.
+    pub fn word(w: String) -> Probe {
+        let alt = stem(&w);
+        Probe { token: w, prefix: true, alt }
+    }
+
+    /// The probe as an FTS5 query string: `"tok"`, `"tok"*`, or `("tok"* OR "stem")`. Tokens
+    /// contain only alphanumerics and CJK characters, so quoting makes any user input plain
+    /// text.
     pub fn fts(&self) -> String {
-        if self.prefix { format!("\"{}\"*", self.token) } else { format!("\"{}\"", self.token) }
+        let own = if self.prefix { format!("\"{}\"*", self.token) } else { format!("\"{}\"", self.token) };
+        match &self.alt {
+            Some(a) => format!("({own} OR \"{a}\")"),
+            None => own,
+        }
     }
 }
 
@@ -149,12 +194,12 @@ pub fn term_probes(term: &str) -> Vec<Probe> {
     let mut out: Vec<Probe> = Vec::new();
     for p in pieces(term) {
         match p {
-            Piece::Word(w) => out.push(Probe { token: w, prefix: true }),
+            Piece::Word(w) => out.push(Probe::word(w)),
             Piece::Cjk(run) => {
                 let chars: Vec<char> = run.chars().collect();
                 let n = chars.len();
                 if n == 1 {
-                    out.push(Probe { token: run, prefix: true });
+                    out.push(Probe { token: run, prefix: true, alt: None });
                     continue;
                 }
                 let mut starts: Vec<usize> = (0..n - 1).step_by(2).collect();
@@ -162,7 +207,7 @@ pub fn term_probes(term: &str) -> Vec<Probe> {
                     starts.push(n - 2);
                 }
                 for s in starts {
-                    out.push(Probe { token: chars[s..s + 2].iter().collect(), prefix: false });
+                    out.push(Probe { token: chars[s..s + 2].iter().collect(), prefix: false, alt: None });
                 }
             }
         }
@@ -173,12 +218,16 @@ pub fn term_probes(term: &str) -> Vec<Probe> {
 }
 
 /// Naive reference of whether `text` (content or tag) satisfies one probe, without the index:
-/// prefix probes of Latin words match a word of `text` that starts with them; CJK probes match
-/// as a case-insensitive substring. Used by tests (recall parity) and by `matched` counts.
+/// prefix probes of Latin words match a word of `text` that starts with them, or whose stem (or
+/// itself) equals the probe's stem; CJK probes match as a case-insensitive substring. Used by
+/// tests (recall parity) and by `matched` counts.
 pub fn text_has_probe(text_pieces: &[Piece], probe: &Probe) -> bool {
     let is_cjk_probe = probe.token.chars().next().is_some_and(is_cjk);
     text_pieces.iter().any(|p| match (p, is_cjk_probe) {
-        (Piece::Word(w), false) => w.starts_with(&probe.token),
+        (Piece::Word(w), false) => {
+            w.starts_with(&probe.token)
+                || probe.alt.as_ref().is_some_and(|a| w == a || stem(w).as_deref() == Some(a.as_str()))
+        }
         (Piece::Cjk(run), true) => run.contains(&probe.token),
         _ => false,
     })
@@ -195,6 +244,7 @@ mod tests {
         assert_eq!(segment("A 中"), "a 中");
         assert_eq!(segment("今天，明天"), "今天 天 明天 天");
         assert_eq!(segment("GPT-4o 很好"), "gpt 4o 很好 好");
+        assert_eq!(segment("Meetings painted"), "meetings meet painted paint");
         assert_eq!(segment("ひらがなカタ"), "ひら らが がな なカ カタ タ");
         assert_eq!(segment("  ,. "), "");
     }
@@ -207,6 +257,7 @@ mod tests {
         assert_eq!(toks("早报"), "\"早报\"");
         assert_eq!(toks("早"), "\"早\"*");
         assert_eq!(toks("Token消耗"), "\"token\"* \"消耗\"");
+        assert_eq!(toks("meetings"), "(\"meetings\"* OR \"meet\")");
         assert_eq!(toks("NEAR(\"x\"*"), "\"near\"* \"x\"*");
         assert_eq!(toks("?!"), "");
     }
@@ -218,5 +269,7 @@ mod tests {
         assert!(term_probes("token").iter().all(|pr| text_has_probe(&p, pr)));
         assert!(!term_probes("唱权").iter().all(|pr| text_has_probe(&p, pr)));
         assert!(!term_probes("oken").iter().all(|pr| text_has_probe(&p, pr)));
+        let p = pieces("a painting");
+        assert!(term_probes("painted").iter().all(|pr| text_has_probe(&p, pr)));
     }
 }

@@ -117,7 +117,7 @@ impl Store {
 
     /// A pooled connection to the index.
     pub fn conn(&self) -> Result<r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>> {
-        Ok(self.pool.get()?)
+        self.pool.get().map_err(Error::pool)
     }
 
     /// Takes the writer lock (bounded by `lockTimeoutMs`). Errors: [`Error::LockTimeout`];

@@ -338,7 +338,7 @@ impl Store {
     /// layer files on disk; the file wins (module docs). Cheap when nothing changed: one stat
     /// per file, no lock. `full` re-reads every file. Pass `lock` when the caller already holds
     /// the writer lock (taking it twice in one process would wait for itself). A corrupt
-    /// usage.json is reported on stderr and rewritten by this handle's next flush.
+    /// usage.json is reported as a `log` warning and rewritten by this handle's next flush.
     pub fn sync_layers(&self, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
         self.sync_layers_with(scope, full, lock, true)
     }
@@ -359,7 +359,7 @@ impl Store {
             return Ok(LayerReport { files_scanned: done.first.len(), ..Default::default() });
         };
         if let Some(why) = &applied.usage_corrupt {
-            eprintln!("memlayers: {USAGE_FILE} could not be read ({why}); rebuilt (weight 50, never hit)");
+            log::warn!("{USAGE_FILE} could not be read ({why}); rebuilt (weight 50, never hit)");
             self.usage_pending.store(true, std::sync::atomic::Ordering::Relaxed);
         }
         Ok(LayerReport { files_scanned: disk.len(), ..applied })

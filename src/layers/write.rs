@@ -1,7 +1,7 @@
 //! What `write` (dsh-memory-layers v1.2 `mem_write`) does to the other layers once the entry is
 //! in its cold file: `important` adds it to the hot candidates (`candidateIndex`, `overLimit`,
 //! `hint`), and every time the day's entry count reaches a multiple of 20 the day summary is
-//! regenerated with `force` (`summaryCreated`; a failure is only reported on stderr,
+//! regenerated with `force` (`summaryCreated`; a failure is only reported as a `log` warning,
 //! seeds/002: "生成失败只记日志，不影响写入").
 
 use crate::Result;
@@ -37,7 +37,7 @@ impl Store {
                 .and_then(|day| self.summarize_locked(lock, Period::Day, day, true));
             match made {
                 Ok(_) => result.summary_created = true,
-                Err(e) => eprintln!("memlayers: day summary of {} not regenerated: {e}", result.date),
+                Err(e) => log::warn!("day summary of {} not regenerated: {e}", result.date),
             }
         }
         Ok(())

@@ -28,7 +28,7 @@ use crate::layers::sync::{LayerReport, LayerScope};
 use crate::layers::usage::Ledger;
 use crate::query::ListResult;
 use crate::query::retrieve::{RetrieveArgs, RetrieveResult};
-use crate::query::search::RecallResult;
+use crate::query::search::{Mode, RecallResult};
 use crate::{Config, Result};
 
 /// An open data root: a thin facade over the subsystems (listings, search and retrieve in
@@ -46,6 +46,16 @@ impl Memory {
     /// `index.sqlite3` and mirrors every new or changed cold file. Errors: the root cannot be
     /// created, the index cannot be created, or another writer holds the lock longer than
     /// `lockTimeoutMs` while files need mirroring.
+    ///
+    /// ```
+    /// use memlayers::{Config, Memory};
+    /// let dir = tempfile::tempdir()?;
+    /// let mem = Memory::open(dir.path(), Config::default())?;
+    /// assert!(mem.warnings().is_empty());
+    /// assert_eq!(mem.open_report().files_scanned, 0); // an empty data root
+    /// assert!(dir.path().join("index.sqlite3").exists());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn open(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
         let (store, state, warnings) = Store::open(root.as_ref(), config)?;
         // A reader's sync: it does not wait for another writer (an import, a rebuild) but
@@ -77,10 +87,6 @@ impl Memory {
         &self.warnings
     }
 
-    /// The subsystems' context (index pool, lock, clock, configuration, root).
-    pub fn store(&self) -> &Store {
-        &self.store
-    }
     /// Imports an archive folder (`format` or auto-detected) into this data root. `progress`
     /// receives (days done, days total). Errors: the folder cannot be read, or is this data
     /// root's own `cold/` parent with format other than dsh (field `path`); a lock timeout.
@@ -126,14 +132,12 @@ impl Memory {
         self.store.tz()
     }
 
-    /// A pooled connection to the index.
-    pub fn conn(&self) -> Result<r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>> {
+    /// A connection to the index (from this handle's pool; returned to it when dropped), for
+    /// read-only SQL of your own: the schema is in `migrations/`. Writing through it bypasses
+    /// the files, which are canonical, and is undone by the next rebuild. Errors: the pool
+    /// could not open a connection ([`Error::Pool`]).
+    pub fn conn(&self) -> Result<impl std::ops::DerefMut<Target = rusqlite::Connection>> {
         self.store.conn()
-    }
-
-    /// Takes the writer lock (bounded by `lockTimeoutMs`).
-    pub fn lock(&self) -> Result<WriterLock> {
-        self.store.lock()
     }
 
     /// `mem_write`: appends one entry to today's cold file (local date in the configured zone).
@@ -141,6 +145,23 @@ impl Memory {
     /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
     /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
     /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`]).
+    ///
+    /// ```
+    /// use memlayers::{Config, Memory, WriteArgs};
+    /// let dir = tempfile::tempdir()?;
+    /// let cfg = Config { timezone: memlayers::Tz::Asia__Shanghai, ..Config::default() };
+    /// // 2026-12-01T02:00:00Z is 10:00 on 2026-12-01 in Shanghai (UTC+8).
+    /// let now = "2026-12-01T02:00:00Z".parse()?;
+    /// let mem = Memory::open(dir.path(), cfg)?.with_now(now);
+    /// let args = WriteArgs { text: "晚饭吃了火锅".into(), tag: Some("饮食".into()), ..Default::default() };
+    /// let r = mem.write(&args)?;
+    /// assert!(r.added);
+    /// assert_eq!(r.date, "2026-12-01");
+    /// let day = std::fs::read_to_string(dir.path().join("cold/2026-12/2026-12-01.md"))?;
+    /// assert!(day.ends_with("[饮食] 晚饭吃了火锅\n"));
+    /// assert!(!mem.write(&args)?.added); // same tag and text the same day: not added again
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn write(&self, args: &WriteArgs) -> Result<WriteResult> {
         self.store.write(args)
     }
@@ -148,6 +169,7 @@ impl Memory {
     /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
     /// text and source marker together are already in the file or earlier in `entries`. Takes the writer lock unless `lock` is given. Used by imports
     /// and by the layers (evicted hot blocks, expired candidates).
+    #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
     pub fn append_entries(
         &self,
         day: NaiveDate,
@@ -164,6 +186,7 @@ impl Memory {
     }
 
     /// The mirrored hot.md, parsed; `None` when there is no hot.md (as of the last sync).
+    #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
     pub fn hot_doc(&self) -> Result<Option<HotDoc>> {
         self.store.hot_doc()
     }
@@ -213,7 +236,7 @@ impl Memory {
     /// `mem_summarize(period="day", date=today, force=false)`: `period` is `day`, `week` or
     /// `month`; `date` a local date `YYYY-MM-DD` inside the period. An existing summary is
     /// returned as it is unless `force`. Errors: bad `period` / `date` (named), lock timeout,
-    /// I/O. Adding the top tags to hot.md is best effort (a failure is reported on stderr).
+    /// I/O. Adding the top tags to hot.md is best effort (a failure is reported as a `log` warning).
     pub fn summarize(&self, period: Option<&str>, date: Option<&str>, force: bool) -> Result<SummarizeResult> {
         self.store.summarize(period, date, force)
     }
@@ -225,7 +248,7 @@ impl Memory {
 
     /// Brings the index up to date with the files: the layer files of [`LayerScope::Live`]
     /// (hot.md, usage.json; every layer file when `full`), then the cold files
-    /// ([`Memory::sync_cold`]). Cheap when nothing changed (no lock, no reads). Every query
+    /// (`cold/`). Cheap when nothing changed (no lock, no reads). Every query
     /// runs it first, so hand edits are seen by the next query.
     pub fn sync(&self) -> Result<SyncReport> {
         self.store.sync()
@@ -241,21 +264,17 @@ impl Memory {
     /// layer files on disk; the file wins (module docs). Cheap when nothing changed: one stat
     /// per file, no lock. `full` re-reads every file. Pass `lock` when the caller already holds
     /// the writer lock (taking it twice in one process would wait for itself). A corrupt
-    /// usage.json is reported on stderr and rewritten by this handle's next flush.
+    /// usage.json is reported as a `log` warning and rewritten by this handle's next flush.
+    #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
     pub fn sync_layers(&self, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
         self.store.sync_layers(scope, full, lock)
     }
 
     /// The mirrored bytes of a layer file (`hot.md`, `summaries/...`), `None` when it has no
     /// row (the file does not exist, as of the last sync). Always `None` for usage.json.
+    #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
     pub fn layer_body(&self, rel: &str) -> Result<Option<Vec<u8>>> {
         self.store.layer_body(rel)
-    }
-
-    /// Writes a layer file atomically (temp + fsync + rename), then records its row. The
-    /// caller holds the writer lock. Errors: `rel` is not a layer path (field `path`), I/O.
-    pub fn write_layer(&self, lock: &WriterLock, rel: &str, bytes: &[u8]) -> Result<()> {
-        self.store.write_layer(lock, rel, bytes)
     }
 
     /// Writes pending ledger changes to usage.json now, regardless of the throttle (the
@@ -268,6 +287,7 @@ impl Memory {
     }
 
     /// The ledger records of `keys` (as stored, not decayed).
+    #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
     pub fn usage_records(&self, keys: &[String]) -> Result<Ledger> {
         self.store.usage_records(keys)
     }
@@ -294,14 +314,57 @@ impl Memory {
     /// Time-gated retrieval (module docs). Errors: `limit` outside 1–50, an invalid explicit
     /// range (field `time_range`), or — without a window — a query with nothing to search
     /// (as recall, field `keyword`).
+    ///
+    /// ```
+    /// use memlayers::{Config, Memory, RetrieveArgs, WindowSource, WriteArgs};
+    /// let dir = tempfile::tempdir()?;
+    /// let cfg = Config { timezone: memlayers::Tz::Asia__Shanghai, ..Config::default() };
+    /// let write = |now: &str, text: &str| -> memlayers::Result<()> {
+    ///     let mem = Memory::open(dir.path(), cfg.clone())?.with_now(now.parse().unwrap());
+    ///     mem.write(&WriteArgs { text: text.into(), ..Default::default() }).map(|_| ())
+    /// };
+    /// write("2026-11-25T04:00:00Z", "周三定了年会方案")?; // Wed 2026-11-25, Shanghai
+    /// write("2026-11-30T04:00:00Z", "周一又改了年会方案")?; // Mon 2026-11-30 (this week)
+    /// // Now: Tue 2026-12-01. 上周 ("last week") is the ISO week 2026-11-23 .. 2026-11-29.
+    /// let mem = Memory::open(dir.path(), cfg)?.with_now("2026-12-01T04:00:00Z".parse()?);
+    /// let r = mem.retrieve(&RetrieveArgs { query: "上周 年会".into(), explain: true, ..Default::default() })?;
+    /// assert_eq!(r.items.len(), 1);
+    /// assert_eq!(r.items[0].content, "周三定了年会方案");
+    /// assert_eq!(r.explain.unwrap().window_source, WindowSource::Parsed);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn retrieve(&self, args: &RetrieveArgs) -> Result<RetrieveResult> {
         self.store.retrieve(args)
     }
 
     /// `mem_recall(keyword, limit=10, mode="and")` over every month. Terms are separated by
-    /// whitespace; a term matches when all its probes occur in the content or tag (see
-    /// `segment::term_probes`). `limit` 1–50. Errors name `keyword`, `limit` or `mode`.
-    pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<&str>) -> Result<RecallResult> {
+    /// whitespace; a term matches when all its probes occur in the content or tag (Chinese
+    /// text by bigrams: 火锅 matches 晚饭吃了火锅). `limit` 1–50; `mode` defaults to
+    /// [`Mode::And`] (every term must match). Ranked by BM25. Errors name `keyword` (nothing
+    /// searchable, too many probes) or `limit`.
+    ///
+    /// ```
+    /// use memlayers::{Config, Memory, Mode, WriteArgs};
+    /// let dir = tempfile::tempdir()?;
+    /// let mem = Memory::open(dir.path(), Config::default())?;
+    /// for text in ["晚饭吃了火锅", "周末去看海", "火锅店周末排队"] {
+    ///     mem.write(&WriteArgs { text: text.into(), ..Default::default() })?;
+    /// }
+    /// let both = mem.recall("火锅 周末", None, None)?; // and: both terms
+    /// assert_eq!(both.items.iter().map(|i| i.content.as_str()).collect::<Vec<_>>(), ["火锅店周末排队"]);
+    /// let either = mem.recall("火锅 周末", None, Some(Mode::Or))?;
+    /// assert_eq!(either.returned, 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<Mode>) -> Result<RecallResult> {
         self.store.recall(keyword, limit, mode)
+    }
+
+    /// [`Memory::recall`] with the mode by name (`and` / `or` / `any`, case-insensitive), as the
+    /// CLI and the plugin's tools take it; checked after `limit`. Errors name `keyword`,
+    /// `limit` or `mode`.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI
+    pub(crate) fn recall_named(&self, keyword: &str, limit: Option<i64>, mode: Option<&str>) -> Result<RecallResult> {
+        self.store.recall_named(keyword, limit, mode)
     }
 }

@@ -2,8 +2,11 @@
 //! "Using the window"; seeds/001 ADR-0002).
 //!
 //! 1. An explicit `time_range` is used as is; the query text is not parsed for time.
-//! 2. Otherwise `temporal::parse` runs on the query. No time intent → exactly `recall(query)`
-//!    (same ids, same order: the same code path, mode `and`).
+//! 2. Otherwise `temporal::parse` runs on the query. No time intent → the same
+//!    natural-language search with the time gate switched off (corrected rule 2): stop words
+//!    removed, OR-scored BM25, the same ranking, over the whole archive — exactly what
+//!    `RetrieveArgs { no_time: true, .. }` returns (same ids, same order). `recall` keeps the
+//!    plugin's keyword semantics (AND of every term by default).
 //! 3. With a window: the window's local dates become a rowid range inside the FTS5 query
 //!    (`entries_fts MATCH ? AND rowid BETWEEN ? AND ?`), applied before `bm25()` ranks. The
 //!    text left after removing the time expression is stripped of stop words
@@ -14,8 +17,10 @@
 //! 4. Nothing left to score → the window's entries, newest first, top N.
 //! 5. No hit in the window → widen once (±1 day for windows up to 7 days, ±7 days for longer),
 //!    reported in `explain`; still nothing → an empty result, never an error.
-//! 6. Time never votes in the ranking; the optional recency term `exp(-Δt/τ)` (config
-//!    `recencyTauDays`, off by default) joins the bounded tie-breaker factor (see `search`).
+//! 6. Time never votes in the ranking of a window. The optional recency decay `exp(-Δt/τ)`
+//!    (config `recencyTauDays`, off by default) is the implicit freshness of queries WITHOUT a
+//!    time window (ADR-0002 §6): a small bounded term of the one score (`search` module docs);
+//!    inside a window it is not applied.
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use chrono_tz::Tz;
@@ -26,7 +31,7 @@ use crate::files::{local_date, local_midnight};
 use crate::index::Store;
 use crate::index::segment::{Piece, Probe, pieces};
 use crate::index::sync::id_range;
-use crate::query::search::{Mode, Query, ScoreParts, round4};
+use crate::query::search::{Mode, Query, ScoreParts};
 use crate::query::{Item, check_range, item_from_row};
 use crate::temporal::{self, Grain, TimeWindow};
 use crate::{Error, Result};
@@ -63,6 +68,9 @@ pub struct RetrieveArgs {
     pub limit: Option<i64>,
     /// Return the [`Explain`] block.
     pub explain: bool,
+    /// Switch the time-expression parser off: the whole query is natural-language text, and
+    /// there is no window unless `time_range` gives one (rule 2's "without this feature").
+    pub no_time: bool,
 }
 
 /// Where the window came from.
@@ -91,7 +99,8 @@ pub struct Explain {
     pub rest: String,
     /// `rest` without stop words: what BM25 scored.
     pub scored_text: String,
-    /// `recall` (no window), `bm25-or` (window + text), or `window-only` (newest first).
+    /// `bm25-or` (text scored by BM25 in OR mode, with or without a window), `window-only`
+    /// (newest first), or `nothing-to-score` (no window and only stop words: empty result).
     pub strategy: String,
     /// The widened local-date range `[startDate, endDate)` when the window had no hit.
     pub widened: Option<Widened>,
@@ -180,18 +189,18 @@ pub fn or_query(rest: &str) -> Option<(Query, String)> {
         match p {
             Piece::Word(w) => {
                 terms.push(w.clone());
-                probes.push(vec![Probe { token: w, prefix: true }]);
+                probes.push(vec![Probe::word(w)]);
             }
             Piece::Cjk(run) => {
                 let chars: Vec<char> = run.chars().collect();
                 if chars.len() == 1 {
                     terms.push(run.clone());
-                    probes.push(vec![Probe { token: run, prefix: true }]);
+                    probes.push(vec![Probe { token: run, prefix: true, alt: None }]);
                 }
                 for pair in chars.windows(2) {
                     let t: String = pair.iter().collect();
                     terms.push(t.clone());
-                    probes.push(vec![Probe { token: t, prefix: false }]);
+                    probes.push(vec![Probe { token: t, prefix: false, alt: None }]);
                 }
             }
         }
@@ -233,28 +242,39 @@ impl Store {
         let tz = args.tz.unwrap_or(self.tz());
         let (window, source, rest) = match args.time_range {
             Some(r) => (Some(explicit_window(r, tz)?), WindowSource::Explicit, args.query.clone()),
+            None if args.no_time => (None, WindowSource::None, args.query.clone()),
             None => {
                 let p = temporal::parse(&args.query, self.now(), tz);
-                let src = if p.window.is_some() { WindowSource::Parsed } else { WindowSource::None };
-                (p.window, src, p.rest)
+                match p.window {
+                    Some(w) => (Some(w), WindowSource::Parsed, p.rest),
+                    None => (None, WindowSource::None, args.query.clone()),
+                }
             }
         };
         let Some(w) = window else {
-            // Rule 2: no time intent → recall, unchanged.
-            let q = Query::new(&args.query, Mode::And)?;
+            // Rule 2 (corrected): no time intent → the same natural-language search without the
+            // gate; implicit freshness (recencyTauDays) applies here only.
+            let oq = or_query(&rest);
+            if let Some((q, _)) = &oq {
+                q.check_size("query")?;
+            }
             let stale = self.sync_reader(false)?.stale;
-            let (hits, matched) = self.search(&q, None, limit, None)?;
+            let (hits, matched) = match &oq {
+                Some((q, _)) => self.search(q, None, None, limit, self.config().recency_tau_days)?,
+                None => (vec![], 0),
+            };
+            let strategy = if oq.is_some() { "bm25-or" } else { "nothing-to-score" };
             return Ok(self.finish(args, stale, hits, matched, || Explain {
                 window: None,
                 window_source: WindowSource::None,
                 tz: tz.to_string(),
-                rest: args.query.clone(),
-                scored_text: args.query.clone(),
-                strategy: "recall".into(),
+                rest: rest.clone(),
+                scored_text: oq.as_ref().map(|(_, s)| s.clone()).unwrap_or_default(),
+                strategy: strategy.into(),
                 widened: None,
                 candidates_in_window: None,
-                fts_query: Some(q.fts()),
-                sql: crate::query::search::ranked_sql(false),
+                fts_query: oq.as_ref().map(|(q, _)| q.fts()),
+                sql: crate::query::search::ranked_sql(false, false),
                 rowid_range: None,
                 utc_filter: None,
                 hits: vec![],
@@ -277,7 +297,8 @@ impl Store {
             let (hits, matched, fts, sql, strategy) = match &oq {
                 Some((q, _)) => {
                     let (hits, matched) = self.search_gated(q, gate, limit)?;
-                    (hits, matched, Some(q.fts()), crate::query::search::ranked_sql(true), "bm25-or")
+                    let sql = crate::query::search::ranked_sql(true, gate.ts.is_some());
+                    (hits, matched, Some(q.fts()), sql, "bm25-or")
                 }
                 None => {
                     let hits = self.window_newest(gate, limit)?;
@@ -371,35 +392,16 @@ impl Store {
             .into_iter()
             .zip(ws)
             .map(|(i, weight)| {
-                let p = ScoreParts { id: i.id, bm25: 0.0, weight, recent: 0.0, recency: 0.0, score: 0.0 };
+                let p = ScoreParts { id: i.id, bm25: 0.0, text: 0.0, weight, recent: 0.0, recency: 0.0, score: 0.0 };
                 (i, p)
             })
             .collect())
     }
 
     fn search_gated(&self, q: &Query, g: Gate, limit: usize) -> Result<(Vec<(Item, ScoreParts)>, i64)> {
-        let tau = self.config().recency_tau_days;
-        match g.ts {
-            None => self.search(q, Some(g.range), limit, tau),
-            Some((a, b)) => {
-                // Rank inside the covering days, then keep the exact instants: fetch all hits
-                // of those days (bounded by the days' size) so the filter cannot starve the top N.
-                let (hits, _) = self.search(q, Some(g.range), 100_000, tau)?;
-                let (a, b) = (crate::files::entry::format_ts(a), crate::files::entry::format_ts(b));
-                let kept: Vec<_> = hits.into_iter().filter(|(i, _)| i.ts >= a && i.ts < b).collect();
-                let matched = kept.len() as i64;
-                Ok((
-                    kept.into_iter()
-                        .take(limit)
-                        .map(|(mut i, p)| {
-                            i.score = Some(round4(p.score));
-                            (i, p)
-                        })
-                        .collect(),
-                    matched,
-                ))
-            }
-        }
+        // Inside a window time never votes: no recency decay (rule 6).
+        let ts = g.ts.map(|(a, b)| (crate::files::entry::format_ts(a), crate::files::entry::format_ts(b)));
+        self.search(q, Some(g.range), ts, limit, None)
     }
 }
 

@@ -1,20 +1,30 @@
 //! Keyword search over the FTS5 index: query building from segmented terms, BM25 ranking with
 //! bounded tie-breakers, and `recall` (dsh-memory-layers v1.2 `mem_recall`).
 //!
-//! ## Ranking
+//! ## Ranking: one documented score for `recall` and `retrieve`
 //!
-//! `r = -bm25(entries_fts, 2.0, 1.0)` (FTS5's BM25, tag column weighted 2, content 1; larger
-//! is better). The plugin's signals only break near-ties:
+//! In the shape of ADR-0002 (min-max fusion, recency as a small weighted term):
 //!
 //! ```text
-//! score = r × (1 + 0.04 × weight/100 + 0.04 × recent)
-//!   weight = usage weight 0–100 (usage.json; 50 when never hit)
-//!   recent = 1 if written ≤ 30 days ago, 1/3 if ≤ 90 days, else 0 (the plugin's +3 / +1)
+//! candidates = the top K = max(50, 5 × limit) entries by FTS5 BM25
+//!              (r = -bm25(entries_fts, 2.0, 1.0): tag column weighted 2, content 1)
+//! text       = (r - r_min) / (r_max - r_min) over the candidates   (min-max normalisation;
+//!              1 for every candidate when r_max = r_min)
+//! score      = text
+//!            + W_usage   × weight / 100     weight: the plugin's usage weight 0–100 (50 never hit)
+//!            + W_recent  × recent           recent: 1 if written ≤ 30 days ago, 1/3 if ≤ 90 days,
+//!                                           else 0 (the plugin's +3 / +1 recency bonus)
+//!            + W_recency × exp(-Δt / τ)     only with config recencyTauDays = τ, and only
+//!                                           for queries without a time window (ADR-0002 §6)
+//! ties       → newest first (timestamp, then id)
 //! ```
 //!
-//! The factor is at most 1.08, so an entry whose BM25 is more than 8 % below another's can
-//! never be lifted above it. Equal scores fall back to newest first. `retrieve` may add a
-//! recency term `exp(-Δt/τ)` the same bounded way (see `retrieve`).
+//! Defaults `W_usage = 0.1`, `W_recent = 0.1`, `W_recency = 0.1` ([`RankWeights`]), picked by
+//! measurement on the labelled question set (README, "Recall and ranking"). Every term is
+//! bounded, so the best candidate scores at least 1 (scores are never all zero), a memory hit
+//! often outranks an equally matching one never hit, equal text goes newest first, and a text
+//! match stronger by more than `W_usage + W_recent + W_recency` of the candidates' BM25 spread
+//! always wins.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, params};
@@ -24,9 +34,6 @@ use crate::index::Store;
 use crate::index::segment::{Piece, Probe, pieces, term_probes, text_has_probe};
 use crate::query::{Item, check_range, item_from_row};
 use crate::{Error, Result};
-
-/// Largest total tie-breaker factor (`1 + 0.04 + 0.04`).
-pub const MAX_BOOST: f64 = 1.08;
 
 /// How several terms combine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -49,6 +56,15 @@ impl Mode {
             Some("any") => Ok(Mode::Any),
             Some(other) => Err(Error::bad("mode", format!("{other:?} is not one of and, or, any"))),
         }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = Error;
+
+    /// [`Mode::parse`] of `Some(s)`.
+    fn from_str(s: &str) -> Result<Mode> {
+        Mode::parse(Some(s))
     }
 }
 
@@ -131,54 +147,82 @@ impl Query {
 pub struct ScoreParts {
     /// Entry id.
     pub id: i64,
-    /// Raw FTS5 `bm25()` (negative; smaller is better).
+    /// Raw FTS5 `bm25()` (negative; smaller is better); 0 for window-only listings.
     pub bm25: f64,
+    /// BM25 min-max normalised over the candidates, 0–1.
+    pub text: f64,
     /// Usage weight 0–100.
     pub weight: f64,
-    /// The recency tie-breaker (0, 1/3 or 1).
+    /// The plugin's recency bonus as a fraction: 1 (≤ 30 days), 1/3 (≤ 90 days) or 0.
     pub recent: f64,
-    /// The optional `exp(-Δt/τ)` term (retrieve with `recencyTauDays`), else 0.
+    /// The optional `exp(-Δt/τ)` term (`recencyTauDays`, queries without a window), else 0.
     pub recency: f64,
-    /// Final score.
+    /// Final score (module docs).
     pub score: f64,
 }
 
+pub use crate::config::RankWeights;
+
 /// Options of a ranked search.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct RankOpts {
     /// Inclusive rowid range (a local-date window), or none.
     pub range: Option<(i64, i64)>,
+    /// Exact UTC filter `[start, end)` as entry timestamps (`format_ts`), or none.
+    pub ts: Option<(String, String)>,
     /// Results wanted.
     pub limit: usize,
-    /// Reference instant for the recency tie-breaker.
+    /// Reference instant for the recency terms.
     pub now: DateTime<Utc>,
-    /// τ in days for the optional `exp(-Δt/τ)` term (retrieve only).
+    /// τ in days of the `exp(-Δt/τ)` term, or none.
     pub tau_days: Option<f64>,
+    /// Weights of the bounded terms.
+    pub weights: RankWeights,
 }
 
-/// Weight of the optional recency term `exp(-Δt/τ)` in the bounded factor.
-pub const RECENCY_WEIGHT: f64 = 0.04;
+/// Size of the candidate set for `limit` results: `max(50, 5 × limit)` (module docs).
+pub fn candidates(limit: usize) -> usize {
+    (limit * 5).max(50)
+}
 
-/// The SQL of one ranked page: the window (if any) is a rowid constraint inside the FTS5 query.
-pub fn ranked_sql(windowed: bool) -> String {
-    let window = if windowed { " AND rowid BETWEEN ?3 AND ?4" } else { "" };
+/// The SQL of the candidate set: the window (if any) is a rowid constraint inside the FTS5
+/// query, and an exact UTC filter (if any) joins the entries before BM25 picks the top K.
+/// Parameters: `?1` MATCH, `?2` K, `?3`/`?4` rowid range, `?5`/`?6` timestamps.
+pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
+    let window = if windowed { " AND entries_fts.rowid BETWEEN ?3 AND ?4" } else { "" };
+    let (join, ts) = if ts_filter {
+        (" JOIN entries x ON x.id = entries_fts.rowid", " AND x.ts >= ?5 AND x.ts < ?6")
+    } else {
+        ("", "")
+    };
     format!(
         "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source, s.bm25 FROM \
-         (SELECT rowid AS id, bm25(entries_fts, 2.0, 1.0) AS bm25 FROM entries_fts \
-          WHERE entries_fts MATCH ?1{window} ORDER BY bm25 LIMIT ?2) s \
+         (SELECT entries_fts.rowid AS id, bm25(entries_fts, 2.0, 1.0) AS bm25 FROM entries_fts{join} \
+          WHERE entries_fts MATCH ?1{window}{ts} ORDER BY bm25 LIMIT ?2) s \
          JOIN entries e ON e.id = s.id ORDER BY s.bm25"
     )
 }
 
-/// Counts the entries matching `fts` (within `range`).
-pub fn count_matches(c: &Connection, fts: &str, range: Option<(i64, i64)>) -> Result<i64> {
-    Ok(match range {
-        Some((lo, hi)) => c.query_row(
+/// Counts the entries matching `fts` (within `range` and the exact UTC filter `ts`).
+pub fn count_matches(
+    c: &Connection,
+    fts: &str,
+    range: Option<(i64, i64)>,
+    ts: Option<&(String, String)>,
+) -> Result<i64> {
+    Ok(match (range, ts) {
+        (Some((lo, hi)), Some((a, b))) => c.query_row(
+            "SELECT count(*) FROM entries_fts JOIN entries x ON x.id = entries_fts.rowid \
+             WHERE entries_fts MATCH ?1 AND entries_fts.rowid BETWEEN ?2 AND ?3 AND x.ts >= ?4 AND x.ts < ?5",
+            params![fts, lo, hi, a, b],
+            |r| r.get(0),
+        )?,
+        (Some((lo, hi)), None) => c.query_row(
             "SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3",
             params![fts, lo, hi],
             |r| r.get(0),
         )?,
-        None => c.query_row("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?1", [fts], |r| r.get(0))?,
+        _ => c.query_row("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?1", [fts], |r| r.get(0))?,
     })
 }
 
@@ -186,57 +230,72 @@ fn ts_of(item: &Item) -> Option<DateTime<Utc>> {
     DateTime::parse_from_rfc3339(&item.ts).ok().map(|t| t.with_timezone(&Utc))
 }
 
-/// Runs a ranked FTS5 search: BM25 first, bounded tie-breakers after (module docs). Fetches
-/// pages of BM25 candidates until no unfetched row could still enter the top `limit`.
+/// The plugin's recency bonus as a fraction of its +3: 1 within 30 days, 1/3 within 90, else 0
+/// (dsh-memory-layers v1.2 `mem_recall`: "30 天内 +3、90 天内 +1").
+pub fn recent_bonus(age_days: f64) -> f64 {
+    if age_days <= 30.0 {
+        1.0
+    } else if age_days <= 90.0 {
+        1.0 / 3.0
+    } else {
+        0.0
+    }
+}
+
+/// Scores candidates (`(item, bm25)` as FTS5 returns them) with the one documented score
+/// (module docs) and sorts them best first, ties newest first. `usage` holds each item's
+/// usage weight 0–100.
+pub fn score_candidates(
+    rows: Vec<(Item, f64)>,
+    usage: &[f64],
+    now: DateTime<Utc>,
+    tau_days: Option<f64>,
+    w: RankWeights,
+) -> Vec<(Item, ScoreParts)> {
+    let rs: Vec<f64> = rows.iter().map(|(_, b)| -b).collect();
+    let (lo, hi) = rs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), r| (l.min(*r), h.max(*r)));
+    let mut scored: Vec<(Item, ScoreParts)> = rows
+        .into_iter()
+        .zip(usage)
+        .map(|((item, bm25), &weight)| {
+            let r = -bm25;
+            let text = if hi > lo { (r - lo) / (hi - lo) } else { 1.0 };
+            let age_days = ts_of(&item).map(|t| (now - t).num_seconds() as f64 / 86_400.0).unwrap_or(f64::MAX);
+            let recent = recent_bonus(age_days);
+            let recency = tau_days.map(|tau| (-age_days.max(0.0) / tau).exp()).unwrap_or(0.0);
+            let score = text + w.usage * weight / 100.0 + w.recent * recent + w.recency * recency;
+            let parts = ScoreParts { id: item.id, bm25, text, weight, recent, recency, score };
+            (item, parts)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.1.score.total_cmp(&a.1.score).then_with(|| b.0.ts.cmp(&a.0.ts)).then(b.0.id.cmp(&a.0.id)));
+    scored
+}
+
+/// Runs a ranked FTS5 search: the candidate set in one indexed pass (BM25 computed once per
+/// matching row), then the one documented score over it (module docs), top `limit`.
 pub fn ranked(
     c: &Connection,
     fts: &str,
-    opts: RankOpts,
+    opts: &RankOpts,
     weights: &dyn Fn(&[Item]) -> Vec<f64>,
 ) -> Result<Vec<(Item, ScoreParts)>> {
-    let max_boost = MAX_BOOST + if opts.tau_days.is_some() { RECENCY_WEIGHT } else { 0.0 };
-    let mut page = (opts.limit * 3).max(50);
-    loop {
-        let sql = ranked_sql(opts.range.is_some());
-        let mut st = c.prepare_cached(&sql)?;
-        let map = |r: &rusqlite::Row| Ok((item_from_row(r)?, r.get::<_, f64>(6)?));
-        let rows: Vec<(Item, f64)> = match opts.range {
-            Some((lo, hi)) => st.query_map(params![fts, page as i64, lo, hi], map)?.collect::<rusqlite::Result<_>>()?,
-            None => st.query_map(params![fts, page as i64], map)?.collect::<rusqlite::Result<_>>()?,
-        };
-        let items: Vec<Item> = rows.iter().map(|(i, _)| i.clone()).collect();
-        let ws = weights(&items);
-        let mut scored: Vec<(Item, ScoreParts)> = rows
-            .into_iter()
-            .zip(ws)
-            .map(|((item, bm25), weight)| {
-                let age_days = ts_of(&item).map(|t| (opts.now - t).num_seconds() as f64 / 86_400.0).unwrap_or(f64::MAX);
-                let recent = if age_days <= 30.0 {
-                    1.0
-                } else if age_days <= 90.0 {
-                    1.0 / 3.0
-                } else {
-                    0.0
-                };
-                let recency = opts.tau_days.map(|tau| (-age_days.max(0.0) / tau).exp()).unwrap_or(0.0);
-                let r = -bm25;
-                let score = r * (1.0 + 0.04 * weight / 100.0 + 0.04 * recent + RECENCY_WEIGHT * recency);
-                (item.clone(), ScoreParts { id: item.id, bm25, weight, recent, recency, score })
-            })
-            .collect();
-        scored.sort_by(|a, b| {
-            b.1.score.total_cmp(&a.1.score).then_with(|| b.0.ts.cmp(&a.0.ts)).then(b.0.id.cmp(&a.0.id))
-        });
-        let exhausted = scored.len() < page;
-        let last_raw = scored.iter().map(|s| -s.1.bm25).fold(f64::INFINITY, f64::min);
-        let kth = scored.get(opts.limit.saturating_sub(1)).map(|s| s.1.score);
-        // An unfetched row has r ≤ last_raw, so its score ≤ last_raw × max_boost.
-        if exhausted || kth.is_some_and(|k| last_raw * max_boost < k) {
-            scored.truncate(opts.limit);
-            return Ok(scored);
+    let k = candidates(opts.limit) as i64;
+    let sql = ranked_sql(opts.range.is_some(), opts.ts.is_some());
+    let mut st = c.prepare_cached(&sql)?;
+    let map = |r: &rusqlite::Row| Ok((item_from_row(r)?, r.get::<_, f64>(6)?));
+    let rows: Vec<(Item, f64)> = match (opts.range, &opts.ts) {
+        (Some((lo, hi)), Some((a, b))) => {
+            st.query_map(params![fts, k, lo, hi, a, b], map)?.collect::<rusqlite::Result<_>>()?
         }
-        page *= 4;
-    }
+        (Some((lo, hi)), None) => st.query_map(params![fts, k, lo, hi], map)?.collect::<rusqlite::Result<_>>()?,
+        _ => st.query_map(params![fts, k], map)?.collect::<rusqlite::Result<_>>()?,
+    };
+    let items: Vec<Item> = rows.iter().map(|(i, _)| i.clone()).collect();
+    let usage = weights(&items);
+    let mut scored = score_candidates(rows, &usage, opts.now, opts.tau_days, opts.weights);
+    scored.truncate(opts.limit);
+    Ok(scored)
 }
 
 /// Result of `recall` (plugin field names).
@@ -279,12 +338,27 @@ pub fn index_totals(c: &Connection) -> Result<(i64, i64)> {
 impl Store {
     /// `mem_recall(keyword, limit=10, mode="and")` over every month. Terms are separated by
     /// whitespace; a term matches when all its probes occur in the content or tag (see
-    /// `segment::term_probes`). `limit` 1–50. Errors name `keyword`, `limit` or `mode`.
-    pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<&str>) -> Result<RecallResult> {
+    /// `segment::term_probes`). `limit` 1–50; `mode` defaults to [`Mode::And`]. Errors name
+    /// `keyword` or `limit`.
+    pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<Mode>) -> Result<RecallResult> {
         let limit = check_range("limit", limit.unwrap_or(10), 1, 50)? as usize;
-        let q = Query::new(keyword, Mode::parse(mode)?)?;
+        self.recall_checked(keyword, limit, mode.unwrap_or(Mode::And))
+    }
+
+    /// [`Store::recall`] with the mode as a name (`and` / `or` / `any`, [`Mode::parse`]),
+    /// checked after the limit: the order of the plugin's errors. Errors name `keyword`,
+    /// `limit` or `mode`.
+    #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI
+    pub(crate) fn recall_named(&self, keyword: &str, limit: Option<i64>, mode: Option<&str>) -> Result<RecallResult> {
+        let limit = check_range("limit", limit.unwrap_or(10), 1, 50)? as usize;
+        self.recall_checked(keyword, limit, Mode::parse(mode)?)
+    }
+
+    fn recall_checked(&self, keyword: &str, limit: usize, mode: Mode) -> Result<RecallResult> {
+        let q = Query::new(keyword, mode)?;
         let stale = self.sync_reader(false)?.stale;
-        let (items, matched) = self.search(&q, None, limit, None)?;
+        let tau = self.config().recency_tau_days;
+        let (items, matched) = self.search(&q, None, None, limit, tau)?;
         let c = self.conn()?;
         let (files, entries) = index_totals(&c)?;
         let items: Vec<Item> = items.into_iter().map(|(i, _)| i).collect();
@@ -308,19 +382,20 @@ impl Store {
         &self,
         q: &Query,
         range: Option<(i64, i64)>,
+        ts: Option<(String, String)>,
         limit: usize,
         tau_days: Option<f64>,
     ) -> Result<(Vec<(Item, ScoreParts)>, i64)> {
         let c = self.conn()?;
         let fts = q.fts();
-        let opts = RankOpts { range, limit, now: self.now(), tau_days };
+        let opts = RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank };
         let weights = |items: &[Item]| self.weights(items);
-        let mut hits = ranked(&c, &fts, opts, &weights)?;
+        let mut hits = ranked(&c, &fts, &opts, &weights)?;
         for (item, parts) in &mut hits {
             item.score = Some(round4(parts.score));
             item.matched = Some(q.matched(&item.tag, &item.content));
         }
-        let matched = count_matches(&c, &fts, range)?;
+        let matched = count_matches(&c, &fts, range, opts.ts.as_ref())?;
         Ok((hits, matched))
     }
 }

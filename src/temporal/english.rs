@@ -56,9 +56,6 @@ pub(crate) fn weekday(t: &Text, i: usize) -> Option<(u32, usize)> {
 /// today, yesterday, tomorrow, the day before yesterday, the day after tomorrow (each with an
 /// optional part of day), tonight, last night, this morning/afternoon/evening, just now.
 pub(crate) fn days(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     for (w, off) in [("today", 0), ("yesterday", -1), ("tomorrow", 1)] {
         if let Some(e) = t.word(i, w) {
@@ -91,16 +88,68 @@ pub(crate) fn days(out: &mut Out, i: usize, cx: &Ctx) {
             }
         }
     }
-    if let Some(e) = seq(t, i, &["just", "now"]) {
+    if let Some(e) = seq(t, i, &["just", "now"]).or_else(|| seq(t, i, &["earlier", "today"])) {
         out.push(e, cx.day(0), Grain::Day, Head::Latin, Kind::Relative);
+    }
+    // Spec v2: the other day, a couple of days ago → as 前几天 [D-7, D), fuzzy.
+    let fuzzy: [&[&str]; 4] = [
+        &["the", "other", "day"],
+        &["a", "couple", "of", "days", "ago"],
+        &["a", "couple", "days", "ago"],
+        &["the", "other", "night"],
+    ];
+    for ws in fuzzy {
+        if let Some(e) = seq(t, i, ws) {
+            out.push_fuzzy(e, DateSpan::offsets(cx.today, -7, 0), Grain::Range, Head::Latin);
+        }
+    }
+    // Spec v2: earlier this week / month / year → [mon, D+1) / [1st, D+1) / [Jan 1, D+1).
+    if let Some(j) = lead(t, i, "earlier").and_then(|j| lead(t, j, "this")) {
+        let starts = [
+            ("week", Some(cx.mon)),
+            ("month", cx.today.with_day(1)),
+            ("year", cx.today.with_day(1).and_then(|d| d.with_month(1))),
+        ];
+        for (w, start) in starts {
+            if let Some(e) = t.word(j, w) {
+                let span = start.zip(add_days(cx.today, 1)).and_then(|(a, b)| DateSpan::new(a, b));
+                out.push(e, span, Grain::Range, Head::Latin, Kind::Relative);
+            }
+        }
+    }
+    // Spec v2: this day last year, on this day last year, a year ago today (and week / month).
+    for j in [Some(i), lead(t, i, "on")].into_iter().flatten() {
+        if let Some(k) = seq(t, j, &["this", "day", "last"]).and_then(|e| t.spaces(e)) {
+            for (w, unit) in [("week", Unit::Week), ("month", Unit::Month), ("year", Unit::Year)] {
+                if let Some(e) = t.word(k, w) {
+                    out.push_day(e, same_day_back(cx, unit), Head::Latin, Kind::Relative);
+                }
+            }
+        }
+    }
+    if let Some((1, j)) = en_count(t, i, true)
+        && let Some(j) = t.spaces(j)
+    {
+        for (w, unit) in [("week", Unit::Week), ("month", Unit::Month), ("year", Unit::Year)] {
+            if let Some(e) = seq(t, j, &[w, "ago", "today"]) {
+                out.push_day(e, same_day_back(cx, unit), Head::Latin, Kind::Relative);
+            }
+        }
+    }
+}
+
+/// The same day one week, month or year back (month and year clamped: Mar 31 → Feb 28).
+fn same_day_back(cx: &Ctx, unit: Unit) -> Option<DateSpan> {
+    match unit {
+        Unit::Day => cx.day(-1),
+        Unit::Week => cx.day(-7),
+        Unit::Month => super::calendar::shift_months(cx.today, -1).and_then(DateSpan::day),
+        Unit::Year => super::calendar::shift_months(cx.today, -12).and_then(DateSpan::day),
     }
 }
 
 /// `N days|weeks|months|years ago` (N: digits, one…twelve, a/an) and the fuzzy `a few days ago`.
 pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     if let Some(e) = seq(t, i, &["a", "few", "days", "ago"]) {
         out.push_fuzzy(e, DateSpan::offsets(cx.today, -7, 0), Grain::Range, Head::Latin);
@@ -116,6 +165,19 @@ pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
             } else {
                 out.push(e, cx.ago(unit, n), unit.grain(), Head::Latin, Kind::Relative);
             }
+            // two weeks ago on Thursday, two weeks ago Thursday: that weekday in that week.
+            if unit == Unit::Week
+                && let Some(k) = t.spaces(e)
+                && let Some((wd, f)) = weekday(t, lead(t, k, "on").unwrap_or(k))
+                && let Some(week) = cx.ago(unit, n)
+            {
+                out.push_day(
+                    f,
+                    DateSpan::offsets(week.start, i64::from(wd), i64::from(wd) + 1),
+                    Head::Latin,
+                    Kind::Weekday,
+                );
+            }
         }
     }
 }
@@ -123,12 +185,15 @@ pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
 /// `this|last week|month|year|quarter|weekend`, `this|last <weekday>` (that weekday of this or
 /// last week), `the week|month|year before last`.
 pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
-    for (w, back) in [("this", 0i64), ("last", 1)] {
+    // `next …` are plans (spec v2: next week, next month, next year, next Monday); `the next
+    // week` is a span after some other moment, not a window.
+    let after_the = super::glue::prev_word(t, i).is_some_and(|w| w == "the");
+    for (w, back) in [("this", 0i64), ("last", 1), ("next", -1)] {
         let Some(j) = lead(t, i, w) else { continue };
+        if back < 0 && after_the {
+            continue;
+        }
         let Some(mon) = add_days(cx.mon, -7 * back) else { continue };
         if let Some(e) = t.word(j, "week") {
             out.push(e, DateSpan::offsets(mon, 0, 7), Grain::Week, Head::Latin, Kind::Relative);
@@ -146,8 +211,7 @@ pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
             out.push(e, span, Grain::Quarter, Head::Latin, Kind::Relative);
         }
         if let Some(e) = t.word(j, "weekend") {
-            let from = if back == 0 { 5 } else { -2 };
-            out.push(e, DateSpan::offsets(cx.mon, from, from + 2), Grain::Range, Head::Latin, Kind::Relative);
+            out.push(e, DateSpan::offsets(mon, 5, 7), Grain::Range, Head::Latin, Kind::Relative);
         }
         if let Some((wd, e)) = weekday(t, j) {
             let span = DateSpan::offsets(mon, i64::from(wd), i64::from(wd) + 1);
@@ -166,6 +230,17 @@ pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
         if let Some(e) = seq(t, k, &["year", "before", "last"]) {
             out.push(e, DateSpan::year(cx.today.year() - 2), Grain::Year, Head::Latin, Kind::Relative);
         }
+        // the Wednesday before last: Wednesday of the week before last week (spec v2).
+        if let Some((wd, e)) = weekday(t, k)
+            && let Some(e) = t.spaces(e).and_then(|s| seq(t, s, &["before", "last"]))
+        {
+            out.push_day(
+                e,
+                DateSpan::offsets(cx.mon, i64::from(wd) - 14, i64::from(wd) - 13),
+                Head::Latin,
+                Kind::Weekday,
+            );
+        }
     }
 }
 
@@ -173,9 +248,6 @@ pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
 /// today), `[the] past week|month|year` (N = 1), `the last|past few days` (fuzzy, as 这几天),
 /// `recently` `lately` (fuzzy, as 最近).
 pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     let mut starts = vec![i];
     starts.extend(["in", "over", "during", "for", "within"].iter().filter_map(|w| lead(t, i, w)));
@@ -214,9 +286,6 @@ pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
 /// `[on] Monday` (bare: the latest Monday on or before today) and `[over|on|at|during] the
 /// weekend` (bare: as 周末).
 pub(crate) fn weekdays(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     for j in [Some(i), lead(t, i, "on")].into_iter().flatten() {
         if let Some((wd, e)) = weekday(t, j) {

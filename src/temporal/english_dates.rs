@@ -78,7 +78,7 @@ fn day_num(t: &Text, i: usize) -> Option<(u32, usize, bool)> {
 }
 
 /// A four-digit Arabic year at `i`, at a word boundary.
-fn year_at(t: &Text, i: usize) -> Option<(i32, usize)> {
+pub(crate) fn year_at(t: &Text, i: usize) -> Option<(i32, usize)> {
     let (y, e) = year4(t, i)?;
     (t.at(i)?.is_ascii_digit() && !t.at(e).is_some_and(is_latin_word)).then_some((y, e))
 }
@@ -99,9 +99,6 @@ fn relative_year_after(t: &Text, i: usize, cx: &Ctx) -> Vec<(i32, usize)> {
 
 /// Months and days named with a month name.
 pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     let mut starts = vec![(i, false)];
     starts.extend(["in", "during", "on"].iter().filter_map(|w| lead(t, i, w).map(|j| (j, true))));
@@ -124,7 +121,13 @@ pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
         for (y, g) in relative_year_after(t, e, cx) {
             out.push(g, DateSpan::month(y, m), Grain::Month, Head::Latin, Kind::Month);
         }
-        if !mn.abbrev && (led || !mn.ambiguous) {
+        // After since/from/until a capitalised March or May is the month (`since March`).
+        let boundary = || {
+            !mn.lowercase
+                && super::glue::prev_word(t, j)
+                    .is_some_and(|w| ["since", "from", "until", "till", "to"].contains(&w.as_str()))
+        };
+        if !mn.abbrev && (led || !mn.ambiguous || boundary()) {
             out.push(e, cx.yearless(|y| DateSpan::month(y, m)), Grain::Month, Head::Latin, Kind::Month);
         }
     }
@@ -150,9 +153,6 @@ pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
 /// `early|mid|late <month> [year]`, `early|mid|late this|last month`, `the end|beginning|start
 /// of …` (late / early), `early|late <year>|this year|last year` (年初 / 年底).
 pub(crate) fn parts(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     let mut leads: Vec<(usize, Third)> = Vec::new();
     for (w, part) in [("early", Third::Early), ("mid", Third::Mid), ("late", Third::Late)] {
@@ -191,11 +191,26 @@ pub(crate) fn parts(out: &mut Out, i: usize, cx: &Ctx) {
                 out.push(g, DateSpan::third(y, m, part), Grain::Range, Head::Latin, Kind::Calendar);
             }
         }
+        // the end of the month (bare 月底: this month's if it started, else last month's).
+        if let Some(g) = seq(t, j, &["the", "month"]) {
+            out.push(
+                g,
+                cx.monthless(true, |y, m| DateSpan::third(y, m, part)),
+                Grain::Range,
+                Head::Latin,
+                Kind::Calendar,
+            );
+        }
         let year_part = match part {
             Third::Early => YearPart::Start,
             Third::Late => YearPart::End,
             Third::Mid => continue,
         };
+        // the beginning of the year (bare 年初, past-preferring).
+        if let Some(g) = seq(t, j, &["the", "year"]) {
+            let span = cx.yearless(|y| DateSpan::year_part(y, year_part));
+            out.push(g, span, Grain::Range, Head::Latin, Kind::Calendar);
+        }
         if let Some((y, g)) = year_at(t, j) {
             out.push(g, DateSpan::year_part(y, year_part), Grain::Range, Head::Latin, Kind::Calendar);
         }
@@ -211,9 +226,6 @@ pub(crate) fn parts(out: &mut Out, i: usize, cx: &Ctx) {
 /// `[the] first|second|third|fourth quarter [of 2025|of last year|of this year]`, `[the]
 /// first|second half of 2025|last year|this year|the year`, `in|during 2025`.
 pub(crate) fn quarters_halves_years(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
     let t = out.t;
     for j in [Some(i), lead(t, i, "the")].into_iter().flatten() {
         for (w, q) in [("first", 1), ("second", 2), ("third", 3), ("fourth", 4)] {
@@ -255,13 +267,47 @@ fn of_year(t: &Text, k: usize, cx: &Ctx) -> Vec<(i32, usize)> {
 /// Only as a range end after a date: a bare day of that date's month (`March 1-7`,
 /// `March 1 to 7th`).
 pub(crate) fn range_end_day(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_ascii(i)) {
-        return;
-    }
-    if cx.after.is_none() {
+    // Only after an English date (`March 1-7`): after `2026-03` a `-05` is the rest of a date.
+    if !cx.after.is_some_and(|p| p.head == Head::Latin) {
         return;
     }
     if let Some((d, e, _)) = day_num(out.t, i) {
         out.push_day(e, cx.monthless(false, |y, m| DateSpan::ymd(y, m, d)), Head::Latin, Kind::Date);
+    }
+}
+
+/// Words that may follow `the 21st` when it is a date (anything else, as in `the 21st century`
+/// or `the 3rd floor`, makes it some other ordinal).
+const AFTER_ORDINAL: [&str; 16] =
+    ["and", "at", "in", "on", "when", "we", "i", "you", "they", "about", "for", "with", "or", "to", "what", "was"];
+
+/// Spec v2: `the 21st`, `on the 3rd` (bare: the latest day N on or before today, months without
+/// day N skipped, as 21号) and `the 3rd of this month` / `of last month`.
+pub(crate) fn ordinal_day(out: &mut Out, i: usize, cx: &Ctx) {
+    if cx.after.is_some() {
+        return;
+    }
+    let t = out.t;
+    let Some(j) = lead(t, lead(t, i, "on").unwrap_or(i), "the") else { return };
+    let Some((d, e, true)) = day_num(t, j) else { return };
+    for (w, off) in [("this", 0), ("last", -1)] {
+        if let Some(g) = t.spaces(e).and_then(|k| seq(t, k, &["of", w, "month"]))
+            && let Some((y, m)) = shift_ym(cx.today.year(), cx.today.month(), off)
+        {
+            out.push_day(g, DateSpan::ymd(y, m, d), Head::Latin, Kind::Date);
+        }
+    }
+    let next_ok = match t.spaces(e) {
+        Some(k) if t.at(k).is_some_and(|c| c.is_ascii_alphabetic()) => {
+            AFTER_ORDINAL.iter().any(|w| t.word(k, w).is_some())
+        }
+        _ => !t.at(e).is_some_and(|c| c.is_ascii_alphanumeric()),
+    };
+    if next_ok {
+        let span = (0..4).find_map(|back| {
+            let (y, m) = shift_ym(cx.today.year(), cx.today.month(), -back)?;
+            DateSpan::ymd(y, m, d).filter(|s| s.start <= cx.today)
+        });
+        out.push_day(e, span, Head::Latin, Kind::Date);
     }
 }

@@ -16,7 +16,7 @@
 //!   expression ending in 年/月 followed by a number and 月/日/号 that could not be read
 //!   (`2月30日`, `3月5` with no 日); a Latin word or number running on (`todays`, `2026-11-245`).
 //! * **Left edge.** Depends on how the expression begins ([`Head`]):
-//!   a number must not follow another numeral, `第`, `年`, or a Latin letter (`23天前` is not
+//!   a number must not follow another numeral, `第`, `年`, `月`, or a Latin letter (`23天前` is not
 //!   `3天前`, `明年3月` is not `3月`); a bare unit (`周三`, `周末`, `月底`, `年初`) must not follow
 //!   a modifier, numeral or time unit (`下周三`, `每周一`, `两周一次`, `大年初一`, `老周三点`); a
 //!   word must not form a compound with the char before it ([`LEFT`]: 日+本周, 如+今天, 之+前天,
@@ -32,15 +32,15 @@ use super::text::{Text, is_cjk, is_latin_word};
 /// Right-edge compounds: (last char of the expression, chars that glue to it).
 const RIGHT: &[(char, &str)] = &[
     ('天', "津涯鹅籁堂使坛庭竺蝎蚕棚桥"),
-    ('日', "本头"),
-    ('周', "期年岁边围遭旋折济详易杰"),
+    ('日', "本头游内均元化"),
+    ('周', "期年岁边围遭旋折济详易杰刊"),
     ('年', "轻龄级代"),
-    ('月', "球饼亮色宫嫂桂琴蚀晕底初末"),
+    ('月', "球饼亮色宫嫂桂琴蚀晕底初末刊"),
     ('近', "邻距"),
     ('末', "班尾端梢"),
     ('初', "步中级次恋心衷始稿赛版学见一二三四五六七八九十"),
     ('底', "线层部蕴牌细盘稿片"),
-    ('号', "码称召角外"),
+    ('号', "码称召角外线楼房床门位院馆车桌机字选球员文"),
     ('晚', "饭餐宴霞辈"),
     ('早', "餐饭熟恋操"),
     ('夜', "宵市班店景色空猫总"),
@@ -111,7 +111,7 @@ const EN_BLOCK: [&str; 20] = [
 
 /// True if the hit starting at `start` stands at word boundaries on both sides.
 pub(crate) fn accepts(t: &Text, start: usize, h: &Hit) -> bool {
-    left_ok(t, start, h.head) && right_ok(t, h)
+    left_ok(t, start, h.head) && right_ok(t, h) && !super::traps::rejects(t, start, h)
 }
 
 fn glued(table: &[(char, &str)], key: char, other: char) -> bool {
@@ -125,7 +125,7 @@ fn left_ok(t: &Text, start: usize, head: Head) -> bool {
         Head::Latin => !is_latin_word(prev) && !prev_word(t, start).is_some_and(|w| EN_BLOCK.contains(&w.as_str())),
         Head::Numeric => {
             let after_number_sep = ".,/:-、~".contains(prev) && t.before(start - 1).is_some_and(is_numeral);
-            !(is_numeral(prev) || is_latin_word(prev) || "第年初每".contains(prev) || after_number_sep || relational)
+            !(is_numeral(prev) || is_latin_word(prev) || "第年月初每".contains(prev) || after_number_sep || relational)
         }
         Head::Headless => !(HEADLESS_BLOCK.contains(prev) || is_numeral(prev) || relational),
         Head::Word => !(glued(LEFT, first, prev) || relational),
@@ -212,8 +212,41 @@ fn relational_next(t: &Text, end: usize) -> bool {
     }
 }
 
+/// True if the hit is followed by a two-char relational word (`之前`, `以后`, `前后` …) or by
+/// 前/后 alone: the text names a boundary there, so no shorter reading at the same start may
+/// stand in for it (`这周三之前` is not `这周`).
+pub(crate) fn boundary_after(t: &Text, h: &Hit) -> bool {
+    let end = h.end;
+    RELATIONAL_NEXT.iter().any(|w| t.has(end, w))
+        || (matches!(t.at(end), Some('前' | '后')) && !t.at(end + 1).is_some_and(|c| "天年晚来".contains(c)))
+}
+
+/// English prepositions that belong to the time expression right after them (`notes from
+/// March 5`, `what we said at Christmas`): removed with it from the text BM25 scores (spec
+/// "Using the window" rule 3).
+const EN_PREPOSITIONS: [&str; 7] = ["from", "on", "in", "at", "over", "during", "around"];
+
+/// Words after a time expression that only point back at it (`中秋那天`, `21号当天`, `春节的时候`):
+/// removed with it, so BM25 does not score 天 or 时候 (spec "Using the window" rule 3).
+const ZH_FILLERS: [&str; 8] = ["的那一天", "的那天", "那一天", "那天", "当天", "的时候", "那时候", "那会儿"];
+
+/// `end`, moved forward over one filler of [`ZH_FILLERS`].
+pub(crate) fn with_filler(t: &Text, end: usize) -> usize {
+    ZH_FILLERS.iter().find_map(|w| t.lit(end, w)).unwrap_or(end)
+}
+
+/// `start`, moved back over one preposition of [`EN_PREPOSITIONS`] and the spaces after it.
+pub(crate) fn with_preposition(t: &Text, start: usize) -> usize {
+    let Some(w) = prev_word(t, start).filter(|w| EN_PREPOSITIONS.contains(&w.as_str())) else { return start };
+    let mut j = start;
+    while j > 0 && t.at(j - 1).is_some_and(char::is_whitespace) {
+        j -= 1;
+    }
+    j - w.chars().count()
+}
+
 /// The English word before `start` (after 1–3 spaces), lowercased; at most 12 letters.
-fn prev_word(t: &Text, start: usize) -> Option<String> {
+pub(crate) fn prev_word(t: &Text, start: usize) -> Option<String> {
     let mut j = start;
     let mut spaces = 0;
     while j > 0 && t.at(j - 1).is_some_and(char::is_whitespace) {

@@ -56,6 +56,8 @@ pub(crate) struct Hit {
     pub(crate) pod: Option<(usize, usize)>,
     pub(crate) head: Head,
     pub(crate) kind: Kind,
+    /// True for a holiday name (`中秋`, `Christmas`): the name rules of `traps` apply.
+    pub(crate) holiday: bool,
 }
 
 impl Hit {
@@ -71,6 +73,7 @@ impl Hit {
 pub(crate) struct Prev {
     pub(crate) start: NaiveDate,
     pub(crate) kind: Kind,
+    pub(crate) head: Head,
 }
 
 /// Dates the matchers resolve against.
@@ -119,7 +122,7 @@ impl Ctx {
 
     /// Context for the end of a range that starts with `x`.
     pub(crate) fn after(&self, x: &Hit) -> Self {
-        Ctx { after: Some(Prev { start: x.span.start, kind: x.kind }), ..*self }
+        Ctx { after: Some(Prev { start: x.span.start, kind: x.kind, head: x.head }), ..*self }
     }
 
     /// `today + n` days.
@@ -207,14 +210,23 @@ impl<'a> Out<'a> {
     /// Records a hit if the span resolved.
     pub(crate) fn push(&mut self, end: usize, span: Option<DateSpan>, grain: Grain, head: Head, kind: Kind) {
         if let Some(span) = span {
-            self.hits.push(Hit { end, span, grain, fuzzy: false, pod: None, head, kind });
+            self.hits.push(Hit { end, span, grain, fuzzy: false, pod: None, head, kind, holiday: false });
         }
     }
 
     /// Records a fuzzy hit (spec rows marked "fuzzy").
     pub(crate) fn push_fuzzy(&mut self, end: usize, span: Option<DateSpan>, grain: Grain, head: Head) {
         if let Some(span) = span {
-            self.hits.push(Hit { end, span, grain, fuzzy: true, pod: None, head, kind: Kind::Relative });
+            self.hits.push(Hit {
+                end,
+                span,
+                grain,
+                fuzzy: true,
+                pod: None,
+                head,
+                kind: Kind::Relative,
+                holiday: false,
+            });
         }
     }
 
@@ -222,7 +234,7 @@ impl<'a> Out<'a> {
     /// (`前天` and `前天晚上`; `yesterday` and `yesterday evening`).
     pub(crate) fn push_day(&mut self, end: usize, span: Option<DateSpan>, head: Head, kind: Kind) {
         let Some(span) = span else { return };
-        let base = Hit { end, span, grain: Grain::Day, fuzzy: false, pod: None, head, kind };
+        let base = Hit { end, span, grain: Grain::Day, fuzzy: false, pod: None, head, kind, holiday: false };
         for pod in part_of_day::after(self.t, end, head == Head::Latin) {
             self.hits.push(Hit { end: pod.1, pod: Some(pod), ..base.clone() });
         }
@@ -240,6 +252,7 @@ impl<'a> Out<'a> {
                 pod: Some(pod),
                 head,
                 kind: Kind::Relative,
+                holiday: false,
             });
         }
     }

@@ -8,9 +8,6 @@ use super::numbers::{digits, year4};
 
 /// `YYYY-MM-DD` and friends at `i`.
 pub(crate) fn dates(out: &mut Out, i: usize, _cx: &Ctx) {
-    if !(out.t.at(i).is_some_and(|c| c.is_ascii_digit())) {
-        return;
-    }
     let t = out.t;
     let Some((y, j)) = year4(t, i).filter(|&(_, j)| j == i + 4 && t.at(i).is_some_and(|c| c.is_ascii_digit())) else {
         return;

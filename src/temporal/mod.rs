@@ -35,10 +35,20 @@
 //! 下旬) and years (年初 年底 年末 上半年 下半年), quarters (Q1–Q4, 第一季度, 一季度), ranges
 //! (`X到Y`, `X至Y`, `从X到Y`, `X~Y`, `X—Y`), and the fuzzy 这两天 这几天 前几天 最近 近来. Numbers
 //! are Arabic (also full-width), Chinese (`两`, `十一`, `三百六十六`) or English words
-//! (`one`…`twelve`); a count N must be in 1..=366. A part of day after a day (`前天晚上`,
-//! `yesterday evening`) is part of the expression and reported in `part_of_day`; the window
-//! stays the whole day.
+//! (`one`…`twelve`); a count N must be in 1..=366; spaces may separate number, unit and time
+//! word (`3 天前`, `最近 3 个月`). A part of day after a day (`前天晚上`, `yesterday evening`) is
+//! part of the expression and reported in `part_of_day`; the window stays the whole day.
 //!
+//! And the spec's version-2 rows: holidays (`holiday`: 元旦 … 圣诞 and English names, the lunar
+//! 除夕 春节 元宵 端午 七夕 中秋 重阳 and the solar terms 清明 冬至 from `lunar`, with a year in
+//! front, a period after them or 前后), the same day back (去年的今天, 上个月的今天, 上周的今天,
+//! this day last year), bare days of month (21号, the 21st), plans (下周 下周X 下个月 明年, next
+//! week/month/year/Monday), "since X" (`since`: X以来 自从X 从X开始 从X起 X至今, since X),
+//! 最近半年 / 近半个月, weeks of a month (上个月第一周, 本月第N周), `N周前的周X`, "the X before last",
+//! and English colloquial forms (the other day, a couple of days ago, earlier this week/month/year).
+//! An English preposition right before the expression (`from`, `on`, `in`, `at`, `over`, …) is
+//! part of it, so it leaves `rest` with it.
+
 //! # Which expression
 //!
 //! The **first** expression wins: the scan goes left to right, and at the first position where
@@ -52,21 +62,27 @@
 //! (`本周期`, `去年轻化`, `前天津`, `十周年`, `月饼`, `最近邻算法`; see the boundary rules in the
 //! `glue` module), durations (`花了3天`, `两周时间`, `三个月的项目`: a count needs 前/ago or
 //! 最近/past to anchor it), bare numbers and fractions (`3/5`, `5-1`), impossible dates
-//! (`2月30日`), counts outside 1..=366, future forms the spec does not list (`下周三`, `明年3月`,
-//! `next Monday` are rejected whole, never read as `周三` / `3月` / `Monday`), and boundaries
-//! (`上周以来`, `3月前`, `since Monday`).
+//! (`2月30日`), counts outside 1..=366, and boundaries (`3月前`, `昨天之前`, `这周三之前`: a
+//! boundary after the longest reading stops every shorter one at that position). The families
+//! of the spec's version-2 traps are tables in the `traps` module: titles and quotations
+//! (《后天》), recurrence (每天, 每年春节, every Monday), names (陈明天, 周一帆, 五一路, the Monday
+//! Club, Black Friday).
 
 mod calendar;
 mod english;
 mod english_dates;
 mod glue;
 mod hit;
+mod holiday;
 mod iso;
+mod lunar;
 mod numbers;
 mod part_of_day;
 mod range;
 mod scan;
+mod since;
 mod text;
+mod traps;
 mod window;
 mod zh_calendar;
 mod zh_relative;
@@ -145,6 +161,8 @@ pub fn parse(text: &str, now: DateTime<Utc>, tz: Tz) -> ParseResult {
     let Some((start, hit)) = found else {
         return ParseResult { window: None, rest: text.to_string() };
     };
+    let start = glue::with_preposition(&t, start);
+    let hit = scan::Hit { end: glue::with_filler(&t, hit.end), ..hit };
     let mut w = window::build(hit.span, tz, hit.grain, hit.fuzzy);
     w.part_of_day = hit.pod.map(|(a, b)| t.slice(a, b));
     w.spans = vec![(start, hit.end)];

@@ -8,46 +8,90 @@
 
 use chrono::NaiveDate;
 
-use super::hit::{Ctx, Hit, Kind, Out};
+pub(crate) use super::hit::Hit;
+use super::hit::{Ctx, Kind, Out};
 use super::numbers::is_numeral;
 use super::text::{Text, is_latin_word};
-use super::{english, english_dates, glue, iso, range, zh_calendar, zh_relative};
+use super::{english, english_dates, glue, holiday, iso, range, since, zh_calendar, zh_relative};
 
-/// First chars of the Chinese expressions (numbers and Latin letters are handled apart).
-const ZH_STARTS: &str = "今昨前大明后刚这本上最近过周星礼月年去从自中下第几两";
+/// The chars an expression may start with.
+#[derive(Debug, Clone, Copy)]
+enum Start {
+    /// One of these chars (after normalisation).
+    Chars(&'static str),
+    /// A numeral: an ASCII digit or a Chinese numeral ([`is_numeral`]).
+    Numeral,
+    /// An ASCII letter or digit (English words, ISO dates, `Q3`).
+    Ascii,
+}
+
+impl Start {
+    fn matches(self, c: char) -> bool {
+        match self {
+            Start::Chars(set) => set.contains(c),
+            Start::Numeral => is_numeral(c),
+            Start::Ascii => c.is_ascii_alphanumeric(),
+        }
+    }
+}
+
+/// A matcher: pushes every reading of one family of expressions starting at a position.
+type Matcher = fn(&mut Out, usize, &Ctx);
+
+/// Every single (non-range) matcher and the chars its expressions start with. The scanner runs
+/// at a position only the matchers whose start set holds the char there, in this order (which
+/// decides among readings of equal length).
+const MATCHERS: &[(&[Start], Matcher)] = &[
+    (&[Start::Chars("今昨前大明后刚")], zh_relative::day_words),
+    (&[Start::Numeral], zh_relative::ago),
+    (&[Start::Chars("本这上下")], zh_relative::weeks),
+    (&[Start::Chars("周星礼")], zh_relative::bare_weekday),
+    (&[Start::Chars("最近过这")], zh_relative::rolling),
+    (&[Start::Chars("前最近")], zh_relative::fuzzy),
+    (&[Start::Numeral, Start::Chars("今去前大明")], zh_calendar::years),
+    (&[Start::Numeral, Start::Chars("本这上下")], zh_calendar::months),
+    (&[Start::Chars("月上中下年")], zh_calendar::bare_parts),
+    (&[Start::Numeral, Start::Chars("q第本这上")], zh_calendar::quarters),
+    (&[Start::Numeral], zh_calendar::range_end_day),
+    (&[Start::Numeral], zh_calendar::bare_day),
+    (&[Start::Chars(holiday::ZH_FIRST), Start::Ascii], holiday::bare),
+    (&[Start::Ascii], iso::dates),
+    (&[Start::Ascii], english::days),
+    (&[Start::Ascii], english::ago),
+    (&[Start::Ascii], english::this_last),
+    (&[Start::Ascii], english::rolling),
+    (&[Start::Ascii], english::weekdays),
+    (&[Start::Ascii], english_dates::months),
+    (&[Start::Ascii], english_dates::parts),
+    (&[Start::Ascii], english_dates::quarters_halves_years),
+    (&[Start::Ascii], english_dates::range_end_day),
+    (&[Start::Ascii], english_dates::ordinal_day),
+];
+
+/// Prefix chars of ranges and "since X" (从X到Y, 自X以来) besides the matchers' starts.
+const PREFIX_STARTS: &str = "从自";
 
 /// Every single (non-range) expression starting at `i`.
 pub(crate) fn singles(out: &mut Out, i: usize, cx: &Ctx) {
-    zh_relative::day_words(out, i, cx);
-    zh_relative::ago(out, i, cx);
-    zh_relative::weeks(out, i, cx);
-    zh_relative::bare_weekday(out, i, cx);
-    zh_relative::rolling(out, i, cx);
-    zh_relative::fuzzy(out, i, cx);
-    zh_calendar::years(out, i, cx);
-    zh_calendar::months(out, i, cx);
-    zh_calendar::bare_parts(out, i, cx);
-    zh_calendar::quarters(out, i, cx);
-    zh_calendar::range_end_day(out, i, cx);
-    iso::dates(out, i, cx);
-    english::days(out, i, cx);
-    english::ago(out, i, cx);
-    english::this_last(out, i, cx);
-    english::rolling(out, i, cx);
-    english::weekdays(out, i, cx);
-    english_dates::months(out, i, cx);
-    english_dates::parts(out, i, cx);
-    english_dates::quarters_halves_years(out, i, cx);
-    english_dates::range_end_day(out, i, cx);
+    let Some(c) = out.t.at(i) else { return };
+    for (starts, matcher) in MATCHERS {
+        if starts.iter().any(|s| s.matches(c)) {
+            matcher(out, i, cx);
+        }
+    }
 }
 
-/// True if an expression can start at `i` (a cheap filter before running the matchers).
+/// True if an expression can start at `i`: a matcher's start char, not inside an English word
+/// and not inside a quotation.
 fn may_start(t: &Text, i: usize) -> bool {
     let Some(c) = t.at(i) else { return false };
+    if t.is_quoted(i) {
+        return false;
+    }
     if c.is_ascii_alphanumeric() {
         return !t.before(i).is_some_and(is_latin_word);
     }
-    is_numeral(c) || ZH_STARTS.chars().any(|x| x == c)
+    PREFIX_STARTS.contains(c) || MATCHERS.iter().any(|(starts, _)| starts.iter().any(|s| s.matches(c)))
 }
 
 /// True if the hit is followed by a range connector and another expression: then a range was
@@ -72,14 +116,16 @@ pub(crate) fn find(t: &Text, today: NaiveDate) -> Option<(usize, Hit)> {
         let mut out = Out::new(t);
         singles(&mut out, i, &cx);
         range::ranges(&mut out, i, &cx, singles);
+        since::since(&mut out, i, &cx, singles);
         // Longest first; the stable sort keeps matcher order among equal lengths.
         out.hits.sort_by_key(|h| std::cmp::Reverse(h.end));
-        let found = out
-            .hits
-            .into_iter()
-            .find(|h| glue::accepts(t, i, h) && (h.kind == Kind::Range || !dangling_range(t, h, &cx)));
-        if let Some(h) = found {
-            return Some((i, h));
+        for h in out.hits {
+            if glue::accepts(t, i, &h) && (h.kind == Kind::Range || !dangling_range(t, &h, &cx)) {
+                return Some((i, h));
+            }
+            if glue::boundary_after(t, &h) {
+                break;
+            }
         }
     }
     None

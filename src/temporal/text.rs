@@ -59,19 +59,27 @@ pub(crate) const MAX_SPACES: usize = 3;
 pub(crate) struct Text {
     norm: Vec<char>,
     orig: Vec<char>,
+    /// Chars inside a quote pair (see [`super::traps::quoted`]).
+    quoted: Vec<bool>,
 }
 
 impl Text {
     /// Normalises `s` char by char.
     pub(crate) fn new(s: &str) -> Self {
         let orig: Vec<char> = s.chars().collect();
-        let norm = orig.iter().map(|&c| normalize(c)).collect();
-        Text { norm, orig }
+        let norm: Vec<char> = orig.iter().map(|&c| normalize(c)).collect();
+        let quoted = super::traps::quoted(&norm);
+        Text { norm, orig, quoted }
     }
 
     /// Length in chars.
     pub(crate) fn len(&self) -> usize {
         self.norm.len()
+    }
+
+    /// True if char `i` is inside a quote pair (a title or quotation).
+    pub(crate) fn is_quoted(&self, i: usize) -> bool {
+        self.quoted.get(i).copied().unwrap_or(false)
     }
 
     /// Normalised char at `i`, `None` past the end.
@@ -109,11 +117,6 @@ impl Text {
     /// True if the char at `i` is an ASCII letter or digit (first char of any English form).
     pub(crate) fn starts_ascii(&self, i: usize) -> bool {
         self.at(i).is_some_and(|c| c.is_ascii_alphanumeric())
-    }
-
-    /// True if the char at `i` writes part of a number (see [`super::numbers::is_numeral`]).
-    pub(crate) fn starts_numeral(&self, i: usize) -> bool {
-        self.at(i).is_some_and(super::numbers::is_numeral)
     }
 
     /// True if the normalised text at `i` starts with `lit`.

@@ -9,13 +9,16 @@
 use chrono::Datelike;
 
 use super::Grain;
-use super::calendar::{DateSpan, Third, YearPart, quarter_of, shift_ym};
+use super::calendar::{DateSpan, Third, YearPart, add_days, quarter_of, shift_months, shift_ym};
 use super::hit::{Ctx, Head, Kind, Out};
 use super::numbers::{bounded, digits, year4};
-use super::range;
+use super::text::Text;
+use super::zh_relative::SAME_DAY;
+use super::{holiday, range};
 
 /// Relative year words and their offset from this year.
-const YEAR_WORDS: &[(&str, i32)] = &[("今年", 0), ("去年", -1), ("前年", -2), ("大前年", -3)];
+/// 明年 is a plan (spec v2: "明年 next year").
+const YEAR_WORDS: &[(&str, i32)] = &[("今年", 0), ("去年", -1), ("前年", -2), ("大前年", -3), ("明年", 1)];
 
 /// Relative month words and their offset from this month.
 const MONTH_WORDS: &[(&str, i64)] = &[
@@ -27,6 +30,9 @@ const MONTH_WORDS: &[(&str, i64)] = &[
     ("上一个月", -1),
     ("上上个月", -2),
     ("上上月", -2),
+    ("下个月", 1),
+    ("下月", 1),
+    ("下一个月", 1),
 ];
 
 /// Suffixes naming a third of a month, after a month (`上个月底`, `3月上旬`) or bare.
@@ -55,13 +61,10 @@ const YEAR_PARTS: &[(&str, YearPart)] = &[
 /// `YYYY年`, 今年 去年 前年 大前年, and what may follow them: nothing (the year), `M月…`, a part
 /// of the year, a quarter.
 pub(crate) fn years(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_numeral(i) || out.t.starts_any(i, "今去前大")) {
-        return;
-    }
     let t = out.t;
     let mut anchors = Vec::new();
     if let Some((y, j)) = year4(t, i)
-        && let Some(k) = t.lit(j, "年")
+        && let Some(k) = t.opt_spaces(j).and_then(|j| t.lit(j, "年"))
     {
         anchors.push((y, k, Head::Numeric));
     }
@@ -75,11 +78,20 @@ pub(crate) fn years(out: &mut Out, i: usize, cx: &Ctx) {
         if head == Head::Numeric && t.has(j, "度") {
             out.push(j + 1, DateSpan::year(y), Grain::Year, head, Kind::Calendar);
         }
-        if let Some((m, k)) = bounded(t, j, 1, 12)
-            && let Some(e) = t.lit(k, "月")
+        // 去年3月, 去年的3月, 2025 年 3 月.
+        let jm = t.lit(j, "的").or_else(|| t.opt_spaces(j)).unwrap_or(j);
+        if let Some((m, k)) = bounded(t, jm, 1, 12)
+            && let Some(e) = t.opt_spaces(k).and_then(|k| t.lit(k, "月"))
         {
             month_tail(out, cx, Some(y), m, e, head);
         }
+        // 去年的今天 去年今天: [D-1y, D-1y+1), Feb 29 → Feb 28 (spec v2).
+        let jd = t.lit(j, "的").unwrap_or(j);
+        if let Some(e) = SAME_DAY.iter().find_map(|w| t.lit(jd, w)) {
+            let span = shift_months(cx.today, 12 * i64::from(y - cx.today.year())).and_then(DateSpan::day);
+            out.push_day(e, span, head, Kind::Relative);
+        }
+        holiday::after_year(out, y, j, head);
         for &(s, part) in YEAR_PARTS {
             if let Some(e) = t.lit(j, s) {
                 out.push(e, DateSpan::year_part(y, part), Grain::Range, head, Kind::Calendar);
@@ -93,19 +105,21 @@ pub(crate) fn years(out: &mut Out, i: usize, cx: &Ctx) {
 
 /// 本月 这个月 上个月 上上个月 … and bare `M月`, with what may follow a month.
 pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_numeral(i) || out.t.starts_any(i, "本这上")) {
-        return;
-    }
     let t = out.t;
     for &(w, off) in MONTH_WORDS {
         if let Some(j) = t.lit(i, w)
             && let Some((y, m)) = shift_ym(cx.today.year(), cx.today.month(), off)
         {
             month_tail(out, cx, Some(y), m, j, Head::Word);
+            // 上个月的今天: the same day of month, clamped to the month's length (spec v2).
+            let k = t.lit(j, "的").unwrap_or(j);
+            if let Some(e) = SAME_DAY.iter().find_map(|w| t.lit(k, w)) {
+                out.push_day(e, shift_months(cx.today, off).and_then(DateSpan::day), Head::Word, Kind::Relative);
+            }
         }
     }
     if let Some((m, k)) = bounded(t, i, 1, 12)
-        && let Some(e) = t.lit(k, "月")
+        && let Some(e) = t.opt_spaces(k).and_then(|k| t.lit(k, "月"))
     {
         month_tail(out, cx, None, m, e, Head::Numeric);
     }
@@ -124,8 +138,24 @@ fn month_tail(out: &mut Out, cx: &Ctx, y: Option<i32>, m: u32, j: usize, head: H
     if let Some(e) = t.lit(j, "份") {
         out.push(e, resolve(&|y| DateSpan::month(y, m)), Grain::Month, head, Kind::Month);
     }
-    if let Some((d, k)) = bounded(t, j, 1, 31) {
-        for e in ["日", "号"].into_iter().filter_map(|s| t.lit(k, s)) {
+    // 第N周 / 第N个星期 / 最后一周 of the month (spec v2: the Monday-weeks in order, the first
+    // holding the month's 1st).
+    let jw = t.lit(j, "的").unwrap_or(j);
+    if let Some((n, e)) = week_of_month(t, jw) {
+        let span = resolve(&|y| {
+            let month = DateSpan::month(y, m)?;
+            let first = crate::layout::monday_of(month.start);
+            let start = match n {
+                0 => crate::layout::monday_of(month.end.pred_opt()?),
+                n => add_days(first, 7 * (i64::from(n) - 1))?,
+            };
+            (start < month.end).then(|| DateSpan::offsets(start, 0, 7)).flatten()
+        });
+        out.push(e, span, Grain::Week, head, Kind::Calendar);
+    }
+    let jd = t.lit(j, "的").or_else(|| t.opt_spaces(j)).unwrap_or(j);
+    if let Some((d, k)) = bounded(t, jd, 1, 31) {
+        for e in ["日", "号"].into_iter().filter_map(|s| t.opt_spaces(k).and_then(|k| t.lit(k, s))) {
             out.push_day(e, resolve(&|y| DateSpan::ymd(y, m, d)), head, Kind::Date);
         }
         if let Some(k2) = range::zh_connector(t, k)
@@ -144,12 +174,37 @@ fn month_tail(out: &mut Out, cx: &Ctx, y: Option<i32>, m: u32, j: usize, head: H
     }
 }
 
+/// `第N周` `第N个星期` `第N个礼拜` (N = 1..=6) or `最后一周` at `i`: (N, 0 for the last, end).
+fn week_of_month(t: &Text, i: usize) -> Option<(u32, usize)> {
+    let units = ["周", "个星期", "星期", "个礼拜", "礼拜"];
+    if let Some(j) = t.lit(i, "最后一").or_else(|| t.lit(i, "最后")) {
+        return units.iter().find_map(|u| t.lit(j, u)).map(|e| (0, e));
+    }
+    let (n, k) = bounded(t, t.lit(i, "第")?, 1, 6)?;
+    units.iter().find_map(|u| t.lit(k, u)).map(|e| (n, e))
+}
+
+/// Bare N号 / N日 (N = 1..=31, spec v2): the latest day N on or before today; months without
+/// day N are skipped (on Mar 1, `30号` is Jan 30).
+pub(crate) fn bare_day(out: &mut Out, i: usize, cx: &Ctx) {
+    if cx.after.is_some() {
+        return;
+    }
+    let t = out.t;
+    let Some((d, k)) = bounded(t, i, 1, 31) else { return };
+    let Some(k) = t.opt_spaces(k) else { return };
+    for e in ["日", "号"].into_iter().filter_map(|s| t.lit(k, s)) {
+        let span = (0..4).find_map(|back| {
+            let (y, m) = shift_ym(cx.today.year(), cx.today.month(), -back)?;
+            DateSpan::ymd(y, m, d).filter(|s| s.start <= cx.today)
+        });
+        out.push_day(e, span, Head::Numeric, Kind::Date);
+    }
+}
+
 /// Bare 月初 月中 月底 月末 上旬 中旬 下旬 (this month's if it starts on or before today, else
 /// last month's), bare 年初 年底 年末 上半年 下半年 (past-preferring year).
 pub(crate) fn bare_parts(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, "月上中下年")) {
-        return;
-    }
     let t = out.t;
     let month_thirds = [
         ("月初", Third::Early),
@@ -200,9 +255,6 @@ const QUARTER_WORDS: &[(&str, i64)] = &[
 
 /// Bare quarters (past-preferring year), `Q3 2025`, `2025Q3` / `2025 Q3`, 本季度, 上季度.
 pub(crate) fn quarters(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_numeral(i) || out.t.starts_any(i, "q第本这上")) {
-        return;
-    }
     let t = out.t;
     if let Some((q, e)) = quarter_word(out, i) {
         let head = if t.has(i, "q") { Head::Latin } else { Head::Numeric };
@@ -232,9 +284,6 @@ pub(crate) fn quarters(out: &mut Out, i: usize, cx: &Ctx) {
 
 /// Only as a range end after a date: a bare day of that date's month (`10月1日至7日`).
 pub(crate) fn range_end_day(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_numeral(i)) {
-        return;
-    }
     let t = out.t;
     if cx.after.is_none() {
         return;

@@ -6,7 +6,7 @@
 use chrono::Datelike;
 
 use super::Grain;
-use super::calendar::{DateSpan, add_days};
+use super::calendar::{DateSpan, add_days, shift_months};
 use super::hit::{Ctx, Head, Kind, Out, Unit};
 use super::numbers::{count, is_numeral};
 use super::text::is_cjk;
@@ -40,9 +40,6 @@ const DAY_WORDS: &[(&str, i64, usize)] = &[
 
 /// 今天 昨天 … (with an optional part of day), 今晚 昨夜 …, 刚才 刚刚.
 pub(crate) fn day_words(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, "今昨前大明后刚")) {
-        return;
-    }
     for &(w, off, pod) in DAY_WORDS {
         if let Some(end) = out.t.lit(i, w) {
             if pod == 0 {
@@ -76,9 +73,6 @@ const UNITS: &[(&str, Unit)] = &[
 /// (the calendar month N back), `N年前` (the calendar year N back); 前 may be 以前 / 之前.
 /// Also `几天前` (fuzzy, like 前几天).
 pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_numeral(i)) {
-        return;
-    }
     let t = out.t;
     let agos = |k: usize| ["前", "以前", "之前"].into_iter().filter_map(move |s| t.lit(k, s));
     if let Some(k) = t.lit(i, "几天") {
@@ -88,15 +82,45 @@ pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
         return;
     }
     let Some((n, j)) = count(t, i) else { return };
+    let Some(j) = t.opt_spaces(j) else { return };
     for &(u, unit) in UNITS {
-        let Some(k) = t.lit(j, u) else { continue };
+        let Some(k) = t.lit(j, u).and_then(|k| t.opt_spaces(k)) else { continue };
         for e in agos(k) {
+            // 一年前的今天, 三个月前的今天: the same day N units back (clamped like 去年的今天).
+            if let Some(f) = SAME_DAY.iter().find_map(|w| t.lit(t.lit(e, "的").unwrap_or(e), w)) {
+                let back = i64::from(n);
+                let day = match unit {
+                    Unit::Day => add_days(cx.today, -back),
+                    Unit::Week => add_days(cx.today, -7 * back),
+                    Unit::Month => shift_months(cx.today, -back),
+                    Unit::Year => shift_months(cx.today, -12 * back),
+                };
+                out.push_day(f, day.and_then(DateSpan::day), Head::Numeric, Kind::Relative);
+            }
             match unit {
                 Unit::Day => out.push_day(e, cx.ago(unit, n), Head::Numeric, Kind::Relative),
+                Unit::Week => {
+                    out.push(e, cx.ago(unit, n), unit.grain(), Head::Numeric, Kind::Relative);
+                    // 三周前的周二: that weekday in the week of N周前.
+                    if let Some((wd, w_end)) = weekday_after(t, t.lit(e, "的").unwrap_or(e))
+                        && let Some(week) = cx.ago(unit, n)
+                    {
+                        let span = DateSpan::offsets(week.start, i64::from(wd), i64::from(wd) + 1);
+                        out.push_day(w_end, span, Head::Numeric, Kind::Weekday);
+                    }
+                }
                 _ => out.push(e, cx.ago(unit, n), unit.grain(), Head::Numeric, Kind::Relative),
             }
         }
     }
+}
+
+/// A weekday word at `i` (`周二`, `星期二`, `礼拜天`): (0 = Monday, end).
+fn weekday_after(t: &super::text::Text, i: usize) -> Option<(u32, usize)> {
+    ["周", "星期", "礼拜"].iter().find_map(|w| {
+        let j = t.lit(i, w)?;
+        Some((t.at(j).and_then(weekday_char)?, j + 1))
+    })
 }
 
 /// Week words and how many weeks back they are.
@@ -125,6 +149,14 @@ const WEEK_WORDS: &[(&str, i64)] = &[
     ("上上个星期", 2),
     ("上上礼拜", 2),
     ("上上个礼拜", 2),
+    ("下周", -1),
+    ("下个周", -1),
+    ("下一周", -1),
+    ("下星期", -1),
+    ("下个星期", -1),
+    ("下一个星期", -1),
+    ("下礼拜", -1),
+    ("下个礼拜", -1),
 ];
 
 /// Weekday index (0 = Monday) of the char after 周 / 星期 / 礼拜; 日 and 天 are Sunday.
@@ -145,9 +177,6 @@ pub(crate) fn weekday_char(c: char) -> Option<u32> {
 /// weekday (上周三: that weekday of that week) or 末 (这周末 `[mon+5, mon+7)`, 上周末
 /// `[mon-2, mon)`).
 pub(crate) fn weeks(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, "本这上")) {
-        return;
-    }
     let t = out.t;
     for &(w, back) in WEEK_WORDS {
         let Some(j) = t.lit(i, w) else { continue };
@@ -156,18 +185,26 @@ pub(crate) fn weeks(out: &mut Out, i: usize, cx: &Ctx) {
         if let Some(wd) = t.at(j).and_then(weekday_char) {
             out.push_day(j + 1, DateSpan::offsets(mon, i64::from(wd), i64::from(wd) + 1), Head::Word, Kind::Weekday);
         }
+        // 上周的周三, 上周的今天 / 上周今天 (spec v2: [D-7, D-6)).
+        let k = t.lit(j, "的").unwrap_or(j);
+        if let Some((wd, e)) = weekday_after(t, k).filter(|_| k > j) {
+            out.push_day(e, DateSpan::offsets(mon, i64::from(wd), i64::from(wd) + 1), Head::Word, Kind::Weekday);
+        }
+        if let Some(e) = SAME_DAY.iter().find_map(|w| t.lit(k, w)) {
+            out.push_day(e, cx.day(-7 * back), Head::Word, Kind::Relative);
+        }
         if t.has(j, "末") {
             out.push(j + 1, DateSpan::offsets(mon, 5, 7), Grain::Range, Head::Word, Kind::Relative);
         }
     }
 }
 
+/// "This very day" after a week, month or year word (上周的今天, 去年的今天).
+pub(crate) const SAME_DAY: [&str; 4] = ["今天", "今日", "这一天", "这天"];
+
 /// Bare 周X 星期X 礼拜X: the latest such weekday on or before today; bare 周末: the latest
 /// Saturday–Sunday weekend starting on or before today, `[Sat, Mon)`.
 pub(crate) fn bare_weekday(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, "周星礼")) {
-        return;
-    }
     let t = out.t;
     for w in ["周", "星期", "礼拜"] {
         if let Some(j) = t.lit(i, w)
@@ -191,9 +228,6 @@ const ROLLING: &[(&str, bool)] = &[("最近这", false), ("最近", true), ("近
 /// `[shift(D, -N months)+1, D+1)`; 最近N年 likewise with years. Fuzzy: 这两天 这几天 这些天
 /// `[D-2, D+1)`; 最近几天 近几天 过去几天 `[D-6, D+1)` (as 最近 alone).
 pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, "最近过这")) {
-        return;
-    }
     let t = out.t;
     for &(p, all_units) in ROLLING {
         let Some(j) = t.lit(i, p) else { continue };
@@ -206,7 +240,18 @@ pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
             out.push_fuzzy(e, DateSpan::offsets(cx.today, -2, 1), Grain::Rolling, Head::Word);
             continue;
         }
+        let Some(j) = t.opt_spaces(j) else { continue };
+        {
+            // 最近半年 近半年 过去半年 这半年: [shift(D, -6 months)+1, D+1); 最近半个月: [D-14, D+1).
+            if let Some(e) = t.lit(j, "半年") {
+                out.push(e, cx.last_n(Unit::Month, 6), Grain::Rolling, Head::Word, Kind::Relative);
+            }
+            if let Some(e) = t.lit(j, "半个月") {
+                out.push(e, DateSpan::offsets(cx.today, -14, 1), Grain::Rolling, Head::Word, Kind::Relative);
+            }
+        }
         let Some((n, k)) = count(t, j) else { continue };
+        let Some(k) = t.opt_spaces(k) else { continue };
         for &(u, unit) in UNITS {
             if let Some(e) = t.lit(k, u)
                 && (all_units || unit == Unit::Day)
@@ -220,15 +265,13 @@ pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
 /// How far back the "离…最近" (nearest to …) check looks, in chars.
 const NEAR_LOOKBACK: usize = 8;
 
-/// 前几天 前些天 `[D-7, D)`; 最近 近来 alone `[D-6, D+1)` — all fuzzy (这些天 is with the rolling forms).
+/// 前几天 前些天 前两天 `[D-7, D)`; 最近 近来 alone `[D-6, D+1)` — all fuzzy (这些天 is with the rolling forms).
 /// 最近 is "recently" only when no count follows (最近一次 is "the most recent time") and no
 /// 离/距 precedes it in the same clause (离公司最近的 is "nearest to the office").
 pub(crate) fn fuzzy(out: &mut Out, i: usize, cx: &Ctx) {
-    if !(out.t.starts_any(i, "前最近")) {
-        return;
-    }
     let t = out.t;
-    for w in ["前几天", "前些天"] {
+    // 前两天 (a couple of days ago) is read as 前几天, like the spec's "a couple of days ago".
+    for w in ["前几天", "前些天", "前两天"] {
         if let Some(e) = t.lit(i, w) {
             out.push_fuzzy(e, DateSpan::offsets(cx.today, -7, 0), Grain::Range, Head::Word);
         }

@@ -49,5 +49,5 @@ pub fn fixtures() -> PathBuf {
 
 /// Contents of a recall as (date, content) pairs, best first.
 pub fn recall_contents(m: &Memory, kw: &str, mode: Option<&str>) -> Vec<String> {
-    m.recall(kw, Some(50), mode).unwrap().items.into_iter().map(|i| i.content).collect()
+    m.recall(kw, Some(50), mode.map(|s| s.parse().unwrap())).unwrap().items.into_iter().map(|i| i.content).collect()
 }

@@ -36,7 +36,7 @@ fn answers(m: &Memory) -> Vec<String> {
     let mut out = Vec::new();
     for kw in ["翻唱", "早报 sqlite", "token", "吃", "读书 融资", "杭州"] {
         for mode in ["and", "or"] {
-            let mut r = m.recall(kw, Some(50), Some(mode)).unwrap();
+            let mut r = m.recall(kw, Some(50), Some(mode.parse().unwrap())).unwrap();
             // Scores depend on usage weights, which queries themselves change: compare items.
             r.items.iter_mut().for_each(|i| i.score = None);
             out.push(serde_json::to_string(&r.items).unwrap());
@@ -118,7 +118,7 @@ fn an_index_with_overwritten_pages_never_gives_a_wrong_answer() {
             let mut failed = false;
             // (keyword, its "and" answer's position in `answers`)
             for (kw, expected) in [("翻唱", &before[0]), ("吃", &before[6]), ("杭州", &before[10])] {
-                match m.recall(kw, Some(50), Some("and")) {
+                match m.recall(kw, Some(50), Some(memlayers::Mode::And)) {
                     Ok(mut r) => {
                         r.items.iter_mut().for_each(|i| i.score = None);
                         assert_eq!(&serde_json::to_string(&r.items).unwrap(), expected, "{ctx}: silently wrong");

@@ -210,7 +210,7 @@ fn window_tools_and_their_errors() {
     assert_eq!(field(m.recent(Some(0), None).unwrap_err()), "days");
     assert_eq!(field(m.recent(None, Some(201)).unwrap_err()), "limit");
     assert_eq!(field(m.recall("x", Some(51), None).unwrap_err()), "limit");
-    assert_eq!(field(m.recall("x", None, Some("xor")).unwrap_err()), "mode");
+    assert_eq!(field("xor".parse::<memlayers::Mode>().unwrap_err()), "mode");
     assert_eq!(field(m.recall("，。", None, None).unwrap_err()), "keyword");
     // 3660 days is the largest span accepted.
     assert!(m.by_date("2016-10-25", "2026-10-31", None).is_ok());
@@ -223,7 +223,7 @@ fn deleting_the_index_rebuilds_identical_results() {
         let mut out = Vec::new();
         for kw in ["翻唱", "早报 sqlite", "token", "吃", "读书 融资", "杭州"] {
             for mode in ["and", "or"] {
-                out.push(serde_json::to_string(&m.recall(kw, Some(50), Some(mode)).unwrap()).unwrap());
+                out.push(serde_json::to_string(&m.recall(kw, Some(50), Some(mode.parse().unwrap())).unwrap()).unwrap());
             }
         }
         out.push(serde_json::to_string(&m.by_date("2026-09-01", "2026-10-31", Some(200)).unwrap()).unwrap());

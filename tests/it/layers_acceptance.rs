@@ -221,7 +221,7 @@ fn row08_recall_modes() {
     assert_eq!((serde_json::to_value(and.mode).unwrap(), and.matched), (serde_json::json!("and"), 1));
     assert_eq!(and.items[0].content, "周末去看海");
     for mode in ["or", "any"] {
-        let r = m.recall("周末 看海", None, Some(mode)).unwrap();
+        let r = m.recall("周末 看海", None, Some(mode.parse().unwrap())).unwrap();
         assert_eq!((serde_json::to_value(r.mode).unwrap(), r.matched), (serde_json::json!(mode), 3));
     }
 }
@@ -279,19 +279,20 @@ fn row11_hot_set_evicts_to_todays_cold_file() {
     let (a, b) = ("甲".repeat(60), "乙".repeat(50));
     // 9 (heading block) + 2 + 60 + 2 + 50 = 123 > 100.
     let s = m.hot_set(&format!("# 身份\n我是小明\n\n{a}\n\n{b}")).unwrap();
+    // Equally inactive: the lowest block goes first (the top of the body goes last).
     assert_eq!(s.evicted.len(), 1);
-    assert_eq!((s.evicted[0].content.as_str(), s.evicted[0].chars), (a.as_str(), 60));
+    assert_eq!((s.evicted[0].content.as_str(), s.evicted[0].chars), (b.as_str(), 50));
     assert_eq!(s.evicted[0].reason, "不在使用账本中（从未被召回）");
-    // 9 + 2 + 50 = 61 ≤ evictTarget 85.
-    assert_eq!((s.chars, s.chars_after_evict, s.over_limit), (61, 61, false));
+    // 9 + 2 + 60 = 71 ≤ evictTarget 85.
+    assert_eq!((s.chars, s.chars_after_evict, s.over_limit), (71, 71, false));
     assert_eq!(
         s.evict_hint,
-        "正文 123 字超过上限 100 字，已把 1 块（60 字）腾挪到当天冷层（tag=hot-evict），剩 61 字。"
+        "正文 123 字超过上限 100 字，已把 1 块（50 字）腾挪到当天冷层（tag=hot-evict），剩 71 字。"
     );
     let cold = read(dir.path(), "cold/2026-10/2026-10-21.md");
-    assert_eq!(cold, format!("- [2026-10-21T12:00:00.000Z] [hot-evict] {a}\n"));
-    assert!(read(dir.path(), "hot.md").starts_with(&format!("# 身份\n我是小明\n\n{b}\n\n<!-- candidates:start -->")));
-    assert_eq!(m.by_tag("hot-evict", None).unwrap().items[0].content, a);
+    assert_eq!(cold, format!("- [2026-10-21T12:00:00.000Z] [hot-evict] {b}\n"));
+    assert!(read(dir.path(), "hot.md").starts_with(&format!("# 身份\n我是小明\n\n{a}\n\n<!-- candidates:start -->")));
+    assert_eq!(m.by_tag("hot-evict", None).unwrap().items[0].content, b);
 }
 
 /// 候选自动下沉：`mem_hot_get` 返回 `pruned`，下沉条目 tag 为 `candidate-expired`.

@@ -75,7 +75,7 @@ proptest! {
         let m = common::open_at(dir.path(), "2026-10-22T00:00:00Z");
         let keyword = terms.join(" ");
         let mode = if or_mode { "or" } else { "and" };
-        let got: BTreeSet<String> = m.recall(&keyword, Some(50), Some(mode)).unwrap()
+        let got: BTreeSet<String> = m.recall(&keyword, Some(50), Some(mode.parse().unwrap())).unwrap()
             .items.into_iter().map(|i| format!("{}|{}", i.tag, i.content)).collect();
         let pick = |rule: &dyn Fn(&str, &str, &str) -> bool| -> BTreeSet<String> {
             entries.iter().filter(|(c, t)| {

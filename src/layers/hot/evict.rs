@@ -14,7 +14,12 @@
 //!   (`- `, `* `, `+ `), and of the content of each entry line in it. Any matching record
 //!   counts; the most protective one decides.
 //! * Least active first: lowest weight (50 when not in the ledger), then never hit before
-//!   hit, then older last hit, then earlier position in the body.
+//!   hit, then older last hit, then LATER position in the body: among equally inactive blocks
+//!   the top of the body (identity, long-term agreements) goes last.
+//! * Minimal: blocks go in that order until the body is at most `evictTarget`; then every
+//!   evicted block that fits back without passing `evictTarget` is put back (most active
+//!   first), so no block is moved that was not needed (a 772-char body of blocks 180, 544 and
+//!   44 with target 510 moves the 544 block alone).
 //! * Never the last block: at least one block always stays.
 //! * After an eviction the body is rebuilt from the remaining blocks joined by one blank
 //!   line; `charsAfterEvict` is measured on it.
@@ -179,8 +184,9 @@ pub fn plan_evict(body: &str, cfg: &Config, ledger: &Ledger, now: DateTime<Utc>)
     let mut order: Vec<Candidate> =
         blocks.iter().enumerate().filter_map(|(i, b)| assess(i, b, cfg, ledger, now)).collect();
     order.sort_by(|a, b| {
-        a.weight.total_cmp(&b.weight).then_with(|| a.last_hit.cmp(&b.last_hit)).then_with(|| a.index.cmp(&b.index))
+        a.weight.total_cmp(&b.weight).then_with(|| a.last_hit.cmp(&b.last_hit)).then_with(|| b.index.cmp(&a.index))
     });
+    let mut evicted_order: Vec<usize> = Vec::new();
     let mut keep = vec![true; blocks.len()];
     let mut reasons: Vec<Option<String>> = vec![None; blocks.len()];
     let mut current = before;
@@ -191,8 +197,17 @@ pub fn plan_evict(body: &str, cfg: &Config, ledger: &Ledger, now: DateTime<Utc>)
         }
         keep[c.index] = false;
         reasons[c.index] = Some(c.reason);
-        let kept: Vec<&String> = blocks.iter().zip(&keep).filter(|(_, k)| **k).map(|(b, _)| b).collect();
-        current = kept.iter().map(|b| chars(b)).sum::<usize>() + 2 * (kept.len() - 1);
+        evicted_order.push(c.index);
+        current = body_chars(&blocks, &keep);
+    }
+    // Put back what was not needed, most active (last evicted) first.
+    for &i in evicted_order.iter().rev() {
+        keep[i] = true;
+        if body_chars(&blocks, &keep) <= cfg.evict_target {
+            reasons[i] = None;
+        } else {
+            keep[i] = false;
+        }
     }
     if keep.iter().all(|k| *k) {
         return unchanged(format!(
@@ -221,6 +236,12 @@ pub fn plan_evict(body: &str, cfg: &Config, ledger: &Ledger, now: DateTime<Utc>)
         hint.push_str(&format!("仍高于腾挪目标 {} 字（其余受保护：{PROTECTED}），请手动精简。", cfg.evict_target));
     }
     EvictPlan { body: new_body, evicted, chars_before: before, chars_after_evict: after, evict_hint: hint }
+}
+
+/// Length in code points of the body made of the kept blocks joined by one blank line.
+fn body_chars(blocks: &[String], keep: &[bool]) -> usize {
+    let kept: Vec<&String> = blocks.iter().zip(keep).filter(|(_, k)| **k).map(|(b, _)| b).collect();
+    kept.iter().map(|b| chars(b)).sum::<usize>() + 2 * kept.len().saturating_sub(1)
 }
 
 /// The cold entries to write for evicted blocks: tag `hot-evict`, timestamp `now`, the block
@@ -291,18 +312,35 @@ mod tests {
         l.entries.insert(key(&b), rec(10.0, 200, 100)); // eligible, weight 10
         l.entries.insert(key(&c), rec(10.0, 200, 10)); // hit 10 days ago: protected
         let p = plan_evict(&body, &cfg(), &l, t(NOW));
-        // B goes first (weight 10 < 50); then 4 + 30 + 30 + 30 + 3*2 = 100 > 85, so A goes
-        // (weight 50, index 1 before D's index 4): 4 + 30 + 30 + 2*2 = 68 ≤ 85.
-        assert_eq!(p.evicted.iter().map(|e| &e.content).collect::<Vec<_>>(), vec![&a, &b]);
-        assert_eq!(p.body, format!("# 身份\n\n{c}\n\n{}", "D".repeat(30)));
+        // B goes first (weight 10 < 50); then 4 + 30 + 30 + 30 + 3*2 = 100 > 85, so D goes
+        // (weight 50 like A, but lower in the body: the top goes last): 4 + 30 + 30 + 2*2 = 68.
+        let d = "D".repeat(30);
+        assert_eq!(p.evicted.iter().map(|e| &e.content).collect::<Vec<_>>(), vec![&b, &d]);
+        assert_eq!(p.body, format!("# 身份\n\n{a}\n\n{c}"));
         assert_eq!((p.chars_before, p.chars_after_evict), (132, 68));
-        assert_eq!(p.evicted[0].reason, "不在使用账本中（从未被召回）");
-        assert_eq!(p.evicted[1].reason, "权重 10 < 20，最后命中 100 天前");
-        assert_eq!(p.evicted[1].chars, 30);
+        assert_eq!(p.evicted[1].reason, "不在使用账本中（从未被召回）");
+        assert_eq!(p.evicted[0].reason, "权重 10 < 20，最后命中 100 天前");
+        assert_eq!(p.evicted[0].chars, 30);
         assert_eq!(
             p.evict_hint,
             "正文 132 字超过上限 100 字，已把 2 块（60 字）腾挪到当天冷层（tag=hot-evict），剩 68 字。"
         );
+    }
+
+    #[test]
+    fn moves_no_more_than_needed() {
+        // Issue 11: blocks of 180, 544 and 44 code points, none in the ledger, limit 600,
+        // target floor(600 * 0.85) = 510. Body: 180 + 544 + 44 + 2 separators of 2 = 772.
+        // Least active first, ties lowest in the body first: 44 goes (772 - 46 = 726 > 510),
+        // then 544 (726 - 546 = 180 ≤ 510); the 44 block fits back (180 + 2 + 44 = 226 ≤ 510),
+        // so only the 544 block moves and 226 chars stay.
+        let (x, y, z) = ("甲".repeat(180), "乙".repeat(544), "丙".repeat(44));
+        let body = format!("{x}\n\n{y}\n\n{z}");
+        let c = Config { hot_limit: 600, evict_target: 510, ..Config::default() };
+        let p = plan_evict(&body, &c, &Ledger::default(), t(NOW));
+        assert_eq!(p.evicted.iter().map(|e| e.chars).collect::<Vec<_>>(), vec![544]);
+        assert_eq!(p.body, format!("{x}\n\n{z}"));
+        assert_eq!((p.chars_before, p.chars_after_evict), (772, 226));
     }
 
     #[test]
@@ -323,11 +361,11 @@ mod tests {
         assert!(p.evicted.is_empty());
         assert_eq!(p.body, one);
         assert!(p.evict_hint.starts_with("正文 120 字超过上限 100 字，但没有可腾挪的块"), "{}", p.evict_hint);
-        // Two blocks of 90: one goes, the other stays although 90 > target 85.
+        // Two blocks of 90: the lower one goes, the top stays although 90 > target 85.
         let two = format!("{}\n\n{}", "x".repeat(90), "y".repeat(90));
         let p = plan_evict(&two, &cfg(), &Ledger::default(), t(NOW));
         assert_eq!(p.evicted.len(), 1);
-        assert_eq!(p.body, "y".repeat(90));
+        assert_eq!(p.body, "x".repeat(90));
         assert_eq!(p.chars_after_evict, 90);
         assert!(p.evict_hint.contains("仍高于腾挪目标 85 字"), "{}", p.evict_hint);
     }

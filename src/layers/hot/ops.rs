@@ -104,7 +104,7 @@ impl Store {
         if !plan.promote.is_empty()
             && let Err(e) = self.promote_locked(&lock, &plan.promote)
         {
-            eprintln!("memlayers: promotion (+15) not recorded: {e}");
+            log::warn!("promotion (+15) not recorded: {e}");
         }
         Ok(result)
     }

@@ -9,7 +9,9 @@
 //!   `topic|YYYY-MM` lines replace the topics index; blocks it does not carry are kept.
 //! * Promotion: a body block that was not already in the old body (same text) and is known to
 //!   the usage ledger ([`super::evict::block_keys`]) is promoted: `weight + 15`. The plan lists
-//!   those keys; eviction is evaluated with the promotions already applied.
+//!   those keys. Eviction is evaluated on the ledger as it was before this call, so the
+//!   promotion of a block being written cannot by itself save it from eviction in the same
+//!   call; an evicted block is not promoted.
 //! * Auto-evict as in [`super::evict`].
 //! * Returned figures describe the body actually saved: `chars`, `overLimit`, `hint` and
 //!   `charsAfterEvict` are measured after eviction (`charsAfterEvict == chars`); the size
@@ -115,11 +117,12 @@ pub fn apply_set(old: &HotDoc, content: &str, cfg: &Config, ledger: &Ledger, now
             }
         }
     }
-    let mut promoted = ledger.clone();
-    for k in &promote {
-        promoted.promote(k);
-    }
-    let plan = plan_evict(&doc.body, cfg, &promoted, now);
+    // Eviction sees the ledger as it was: the +15 of this very call must not by itself save
+    // a block (issue 11); blocks that are evicted get no promotion.
+    let plan = plan_evict(&doc.body, cfg, ledger, now);
+    let evicted_keys: Vec<String> = plan.evicted.iter().flat_map(|e| block_keys(&e.content)).collect();
+    let kept_keys: Vec<String> = split_blocks(&plan.body).iter().flat_map(|b| block_keys(b)).collect();
+    promote.retain(|k| kept_keys.contains(k) || !evicted_keys.contains(k));
     let unevicted = doc.clone();
     doc.body = plan.body.clone();
     let n = chars(&doc.body);
@@ -199,18 +202,19 @@ mod tests {
         let b = "乙".repeat(50);
         let content = format!("{a}\n\n{b}"); // 112 > 100
         let p = apply_set(&parse(OLD), &content, &cfg(), &Ledger::default(), t(NOW));
-        // Both weight 50, never hit: the first goes; 50 ≤ 85.
-        assert_eq!(p.doc.body, b);
+        // Both weight 50, never hit: the lower one goes (the top of the body goes last);
+        // 60 ≤ 85.
+        assert_eq!(p.doc.body, a);
         let r = &p.result;
-        assert_eq!((r.chars, r.over_limit, r.chars_after_evict), (50, false, 50));
+        assert_eq!((r.chars, r.over_limit, r.chars_after_evict), (60, false, 60));
         assert_eq!(r.evicted.len(), 1);
-        assert_eq!((r.evicted[0].content.as_str(), r.evicted[0].chars), (a.as_str(), 60));
+        assert_eq!((r.evicted[0].content.as_str(), r.evicted[0].chars), (b.as_str(), 50));
         assert_eq!(p.cold_entries.len(), 1);
-        assert_eq!((p.cold_entries[0].tag.as_str(), p.cold_entries[0].content.as_str()), ("hot-evict", a.as_str()));
+        assert_eq!((p.cold_entries[0].tag.as_str(), p.cold_entries[0].content.as_str()), ("hot-evict", b.as_str()));
         let j = serde_json::to_value(r).unwrap();
-        assert_eq!(j["charsAfterEvict"], 50);
+        assert_eq!(j["charsAfterEvict"], 60);
         assert_eq!(j["evicted"][0]["reason"], "不在使用账本中（从未被召回）");
-        assert!(j["evictHint"].as_str().unwrap().contains("已把 1 块（60 字）"));
+        assert!(j["evictHint"].as_str().unwrap().contains("已把 1 块（50 字）"));
 
         let (doc, r) = p.cold_write_failed(100, "disk full");
         assert_eq!(doc.body, content);
@@ -230,28 +234,35 @@ mod tests {
     }
 
     #[test]
-    fn promotion_applies_to_new_known_blocks_before_eviction() {
+    fn promotion_does_not_save_a_block_in_the_same_call() {
         let now = t(NOW);
         let song = "翻".repeat(30);
         let filler = "k".repeat(80);
-        let mut l = Ledger::default();
-        let old_rec = Record {
+        let old_rec = |weight: f64| Record {
             hits: 1,
             first_hit_at: Some(now - Duration::days(100)),
             last_hit_at: Some(now - Duration::days(100)),
-            weight: 10.0,
+            weight,
             last_decay_at: Some(now),
         };
-        l.entries.insert(key(&song), old_rec);
-        let content = format!("{song}\n\n{filler}"); // 112
-        // New block: promoted to 25 ≥ 20, so the filler (50) goes instead.
+        let mut l = Ledger::default();
+        l.entries.insert(key(&song), old_rec(10.0));
+        let content = format!("{song}\n\n{filler}"); // 30 + 2 + 80 = 112 > 100
+        // The song is new in the body and known (weight 10): +15 would make it 25 ≥ 20, but
+        // eviction sees the ledger before this call, so the song (10 < filler's 50) goes:
+        // 80 ≤ 85. It left the body, so it is not promoted either.
         let p = apply_set(&HotDoc::default(), &content, &cfg(), &l, now);
-        assert_eq!(p.promote, vec![key(&song)]);
-        assert_eq!(p.doc.body, song);
-        // Already in the old body: no promotion, the song (10) goes: 80 ≤ 85.
-        let old = parse(&song);
-        let p = apply_set(&old, &content, &cfg(), &l, now);
-        assert!(p.promote.is_empty());
         assert_eq!(p.doc.body, filler);
+        assert_eq!(p.result.evicted.iter().map(|e| e.content.as_str()).collect::<Vec<_>>(), [song.as_str()]);
+        assert!(p.promote.is_empty());
+        // Same with the song already in the old body.
+        let p = apply_set(&parse(&song), &content, &cfg(), &l, now);
+        assert_eq!((p.doc.body.as_str(), p.promote.is_empty()), (filler.as_str(), true));
+        // When something less active goes instead (filler weight 5), the new song stays and
+        // is promoted: 30 ≤ 85.
+        l.entries.insert(key(&filler), old_rec(5.0));
+        let p = apply_set(&HotDoc::default(), &content, &cfg(), &l, now);
+        assert_eq!(p.doc.body, song);
+        assert_eq!(p.promote, vec![key(&song)]);
     }
 }

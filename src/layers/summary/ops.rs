@@ -9,7 +9,7 @@
 //! skipped. All sources come from the index (cold entries and mirrored summary files), after
 //! a sync, so hand edits count.
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use rusqlite::params;
 use serde::Serialize;
 
@@ -45,6 +45,10 @@ pub struct SummarizeResult {
     pub top_tags: Vec<String>,
     /// Topics lines added to hot.md (when generated now).
     pub topics_added: usize,
+    /// Why no file was written: the period has no entries, or starts after today (issue 11:
+    /// an empty or future period writes no file and says so). Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// The cold entries of one local date from the index, in file order.
@@ -73,7 +77,7 @@ impl Store {
     /// `mem_summarize(period="day", date=today, force=false)`: `period` is `day`, `week` or
     /// `month`; `date` a local date `YYYY-MM-DD` inside the period. An existing summary is
     /// returned as it is unless `force`. Errors: bad `period` / `date` (named), lock timeout,
-    /// I/O. Adding the top tags to hot.md is best effort (a failure is reported on stderr).
+    /// I/O. Adding the top tags to hot.md is best effort (a failure is reported as a `log` warning).
     pub fn summarize(&self, period: Option<&str>, date: Option<&str>, force: bool) -> Result<SummarizeResult> {
         let period = Period::parse(period.unwrap_or("day"))?;
         let date = match date {
@@ -115,6 +119,7 @@ impl Store {
             content: text,
             top_tags: Vec::new(),
             topics_added: 0,
+            note: None,
         }))
     }
 
@@ -150,6 +155,16 @@ impl Store {
             return Ok(r);
         }
         let now = self.now();
+        let start = match period {
+            Period::Day => date,
+            Period::Week => summary::week_days(date)[0],
+            Period::Month => date.with_day(1).unwrap_or(date),
+        };
+        let today = self.today();
+        if start > today {
+            let why = format!("{} 在今天 {today} 之后，未生成摘要文件", period.label(date));
+            return Ok(self.not_written(period, date, why));
+        }
         let c = self.conn()?;
         let s = match period {
             Period::Day => build_day(date, &cold_entries(&c, date)?, now),
@@ -173,12 +188,16 @@ impl Store {
             }
         };
         drop(c);
+        if s.original == 0 {
+            let why = format!("{} 没有任何条目，未生成摘要文件", period.label(date));
+            return Ok(self.not_written(period, date, why));
+        }
         let file = period.rel_path(date);
         self.write_layer(lock, &file, s.text.as_bytes())?;
         let topics_added = match self.add_topics_locked(lock, &s.topics) {
             Ok(n) => n,
             Err(e) => {
-                eprintln!("memlayers: topics of {file} not added to hot.md: {e}");
+                log::warn!("topics of {file} not added to hot.md: {e}");
                 0
             }
         };
@@ -193,6 +212,24 @@ impl Store {
             omitted: s.omitted,
             top_tags: s.top_tags,
             topics_added,
+            note: None,
         })
+    }
+
+    /// The result for a period that gets no file (empty or in the future).
+    fn not_written(&self, period: Period, date: NaiveDate, note: String) -> SummarizeResult {
+        SummarizeResult {
+            period,
+            label: period.label(date),
+            file: period.rel_path(date),
+            created: false,
+            content: String::new(),
+            original: Some(0),
+            kept: 0,
+            omitted: 0,
+            top_tags: Vec::new(),
+            topics_added: 0,
+            note: Some(note),
+        }
     }
 }

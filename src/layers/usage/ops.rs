@@ -5,7 +5,7 @@
 //! * Every entry returned by recall / recent / by-tag / by-date / retrieve is a hit
 //!   ([`Memory::record_hits`]): its record decays to now, then `hits + 1`, `weight + 6` (cap
 //!   100), `lastHitAt = now`, in one transaction under the writer lock. A lock timeout (bounded
-//!   by [`USAGE_LOCK_TIMEOUT_MS`]) or any other failure is reported on stderr and the query
+//!   by [`USAGE_LOCK_TIMEOUT_MS`]) or any other failure is reported as a `log` warning and the query
 //!   goes on: queries never fail because of the ledger.
 //! * usage.json is rewritten from the table, atomically, when `usageThrottleMs` has passed
 //!   since the last write (the instant of that write is kept in the index's `meta` table, so
@@ -252,14 +252,14 @@ impl Store {
     }
 
     /// Records one usage hit per returned item (module docs). Never fails: problems are
-    /// reported on stderr and the caller's query result stands.
+    /// reported as a `log` warning and the caller's query result stands.
     pub(crate) fn record_hits<H: Hit>(&self, items: &[H]) {
         // A read-only data root records nothing (the warning at open says so).
         if items.is_empty() || self.read_only.is_some() {
             return;
         }
         if let Err(e) = self.try_record_hits(items) {
-            eprintln!("memlayers: usage hits not recorded: {e}");
+            log::warn!("usage hits not recorded: {e}");
         }
     }
 
@@ -352,12 +352,12 @@ impl Store {
     }
 
     /// Usage weights (0–100) of items, decayed to now; 50 for entries never hit. One query per
-    /// call; on an index error every weight reads 50 (reported on stderr).
+    /// call; on an index error every weight reads 50 (reported as a `log` warning).
     pub(crate) fn weights<H: Hit>(&self, items: &[H]) -> Vec<f64> {
         match self.try_weights(items) {
             Ok(w) => w,
             Err(e) => {
-                eprintln!("memlayers: usage weights not read: {e}");
+                log::warn!("usage weights not read: {e}");
                 vec![DEFAULT_WEIGHT; items.len()]
             }
         }
@@ -403,12 +403,12 @@ impl Store {
 }
 
 impl Drop for Store {
-    /// Flushes hits this handle recorded but the throttle held back (errors go to stderr).
+    /// Flushes hits this handle recorded but the throttle held back (errors go to the `log` crate).
     fn drop(&mut self) {
         if self.usage_pending.load(Ordering::Relaxed)
             && let Err(e) = self.flush_usage()
         {
-            eprintln!("memlayers: usage.json not flushed: {e}");
+            log::warn!("usage.json not flushed: {e}");
         }
     }
 }

@@ -56,6 +56,8 @@ fn make_archive(dir: &Path) -> Vec<String> {
 fn stress_child() {
     let role =
         std::env::var("MEMLAYERS_STRESS_ROLE").expect("child role: MEMLAYERS_STRESS_ROLE set by the parent test");
+    // The library's warnings (usage hits not recorded in time) on stderr, counted by the parent.
+    memlayers::cli::log_warnings_to_stderr();
     let root = std::env::var("MEMLAYERS_STRESS_ROOT").unwrap();
     let root = Path::new(&root);
     match role.as_str() {
@@ -90,13 +92,17 @@ fn stress_child() {
             let deadline = Instant::now() + Duration::from_secs(1200);
             while !stop.exists() && root.exists() && Instant::now() < deadline {
                 m.recall("记忆", Some(20), None).unwrap();
-                m.recall("stress 并发导入", Some(20), Some("or")).unwrap();
+                m.recall("stress 并发导入", Some(20), Some(memlayers::Mode::Or)).unwrap();
                 m.recent(Some(3), Some(50)).unwrap();
                 m.by_tag("A", Some(20)).unwrap();
-                let q =
-                    RetrieveArgs {
-                        query: "今天 记忆".into(), time_range: None, tz: None, limit: None, explain: false
-                    };
+                let q = RetrieveArgs {
+                    query: "今天 记忆".into(),
+                    time_range: None,
+                    tz: None,
+                    limit: None,
+                    explain: false,
+                    no_time: false,
+                };
                 m.retrieve(&q).unwrap();
                 m.hot_get().unwrap();
                 ops += 6;

@@ -662,13 +662,14 @@ fn fuzz_query_syntax() {
     let m = memlayers::Memory::open(dir.path(), cfg).unwrap().with_now(now);
     fuzz("query_syntax", (soup(QUERY_FRAGMENTS, 12), 0..3usize), |(q, mode), fig| {
         let r = case("query_syntax", &q, fig, || {
-            let recall = m.recall(&q, Some(50), Some(["and", "or", "any"][mode])).map(|_| ());
+            let recall = m.recall(&q, Some(50), Some(["and", "or", "any"][mode].parse().unwrap())).map(|_| ());
             let args = memlayers::query::retrieve::RetrieveArgs {
                 query: q.clone(),
                 time_range: None,
                 tz: None,
                 limit: Some(10),
                 explain: mode == 2,
+                no_time: mode == 1,
             };
             (recall, m.retrieve(&args).map(|_| ()))
         })?;

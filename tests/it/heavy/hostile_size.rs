@@ -20,7 +20,14 @@ use memlayers::query::retrieve::RetrieveArgs;
 use memlayers::{Error, Memory};
 
 fn retrieve(m: &Memory, q: &str) -> memlayers::Result<memlayers::query::retrieve::RetrieveResult> {
-    m.retrieve(&RetrieveArgs { query: q.into(), time_range: None, tz: None, limit: Some(50), explain: false })
+    m.retrieve(&RetrieveArgs {
+        query: q.into(),
+        time_range: None,
+        tz: None,
+        limit: Some(50),
+        explain: false,
+        no_time: false,
+    })
 }
 
 /// Runs `f`, asserting it takes less than `bound`; returns its value and the time it took.
@@ -110,7 +117,11 @@ fn fts5_syntax_in_user_input_is_text_through_recall_and_retrieve() {
     ];
     for q in hostile {
         for mode in ["and", "or"] {
-            ok_or_named(&format!("recall {q:?} {mode}"), m.recall(q, Some(50), Some(mode)), &["keyword"]);
+            ok_or_named(
+                &format!("recall {q:?} {mode}"),
+                m.recall(q, Some(50), Some(mode.parse().unwrap())),
+                &["keyword"],
+            );
         }
         ok_or_named(&format!("retrieve {q:?}"), retrieve(&m, q), &["keyword", "query"]);
         // With a time expression in front, the rest goes to the OR scorer inside the window.
@@ -170,7 +181,7 @@ fn queries_of_100_000_characters_answer_in_bounded_time_or_name_the_limit() {
         assert!(q.chars().count() >= 99_999, "{what}");
         for mode in ["and", "or"] {
             timed(&format!("recall {what} {mode}"), Duration::from_secs(10), || {
-                ok_or_named(what, m.recall(q, Some(50), Some(mode)), &["keyword"])
+                ok_or_named(what, m.recall(q, Some(50), Some(mode.parse().unwrap())), &["keyword"])
             });
         }
         timed(&format!("retrieve {what}"), Duration::from_secs(10), || {
@@ -188,11 +199,13 @@ fn queries_of_100_000_characters_answer_in_bounded_time_or_name_the_limit() {
         shapes.len()
     );
     // Too many distinct terms: a clear error naming the field and the limit.
-    let e = m.recall(&shapes[4].1, None, Some("or")).unwrap_err();
+    let e = m.recall(&shapes[4].1, None, Some(memlayers::Mode::Or)).unwrap_err();
     assert!(matches!(&e, Error::BadInput { field, reason } if field == "keyword" && reason.contains("limit")), "{e}");
     // A whole 4000-character Chinese entry used as a keyword is within the limit.
     let entry: String = (0..4000u32).map(|i| char::from_u32(0x4E00 + (i * 31) % 20_000).unwrap()).collect();
-    timed("recall of a 4000-character entry", Duration::from_secs(10), || m.recall(&entry, None, Some("or")).unwrap());
+    timed("recall of a 4000-character entry", Duration::from_secs(10), || {
+        m.recall(&entry, None, Some(memlayers::Mode::Or)).unwrap()
+    });
 }
 
 /// Writes a day file of about `mb` MB: 100-byte entry lines with 50 tags.

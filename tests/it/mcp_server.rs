@@ -1,0 +1,167 @@
+//! `memlayers mcp` as a child process: the official MCP Python SDK client (tests/mcp/test_mcp.py)
+//! against the README's config blocks, plus what that client cannot send: lines that are not
+//! JSON-RPC, and SIGTERM with usage hits still pending.
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+
+use serde_json::{Value, json};
+
+const BIN: &str = env!("CARGO_BIN_EXE_memlayers");
+
+/// Runs the Python SDK test. Skips (passes, with a message) only when python3 or the `mcp`
+/// package is missing and MEMLAYERS_REQUIRE_MCP_SDK is not set; `.ci/run` sets it.
+#[test]
+fn the_official_python_sdk_client_passes() {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let required = std::env::var_os("MEMLAYERS_REQUIRE_MCP_SDK").is_some_and(|v| v != "0" && !v.is_empty());
+    let probe = Command::new("python3").args(["-c", "import mcp"]).output();
+    if !probe.as_ref().is_ok_and(|o| o.status.success()) {
+        assert!(
+            !required,
+            "MEMLAYERS_REQUIRE_MCP_SDK is set but `python3 -c 'import mcp'` failed: {:?}",
+            probe.map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
+        );
+        eprintln!("SKIPPED: the MCP Python SDK is not installed (pip install mcp); .ci/run installs it");
+        return;
+    }
+    let out = Command::new("python3")
+        .arg(manifest.join("tests/mcp/test_mcp.py"))
+        .arg(BIN)
+        .arg(manifest.join("README.md"))
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "python MCP client failed:\n{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"));
+}
+
+struct Session {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Session {
+    fn start(root: &Path, extra: &[&str]) -> Session {
+        let mut child = Command::new(BIN)
+            .args(["mcp", "--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai"])
+            .args(["--now", "2026-11-29T12:00:00+08:00"])
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Session { child, stdin, stdout }
+    }
+
+    fn send_raw(&mut self, line: &str) {
+        let w = self.stdin.as_mut().unwrap();
+        w.write_all(line.as_bytes()).unwrap();
+        w.write_all(b"\n").unwrap();
+        w.flush().unwrap();
+    }
+
+    fn read(&mut self) -> Value {
+        let mut line = String::new();
+        assert!(self.stdout.read_line(&mut line).unwrap() > 0, "server closed stdout");
+        serde_json::from_str(&line).unwrap()
+    }
+
+    fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send_raw(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string());
+        loop {
+            let v = self.read();
+            if v["id"] == json!(id) {
+                return v;
+            }
+        }
+    }
+
+    fn handshake(&mut self) {
+        let init = json!({
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "0"}
+        });
+        let r = self.request(1, "initialize", init);
+        assert_eq!(r["result"]["serverInfo"]["name"], "memlayers", "{r}");
+        self.send_raw(r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#);
+    }
+
+    fn call(&mut self, id: i64, tool: &str, args: Value) -> Value {
+        self.request(id, "tools/call", json!({"name": tool, "arguments": args}))["result"].clone()
+    }
+}
+
+/// Waits for the child; kills it and fails after `secs` seconds (a hang is a failure, not a
+/// stuck test run).
+fn wait_at_most(child: &mut Child, secs: u64) -> std::process::ExitStatus {
+    for _ in 0..secs * 10 {
+        if let Some(st) = child.try_wait().unwrap() {
+            return st;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    panic!("the server did not exit within {secs} s");
+}
+
+#[test]
+fn garbage_lines_never_stop_the_server() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::start(dir.path(), &[]);
+    s.send_raw("this is not json");
+    s.send_raw(r#"{"jsonrpc":"2.0","id":99,"method":"tools/call","params":"#); // truncated
+    s.send_raw(r#"[1,2,3]"#);
+    s.handshake();
+    s.send_raw("{{{{");
+    s.send_raw(r#"{"jsonrpc":"2.0","id":5,"method":"no/such/method","params":{}}"#);
+    let r = s.call(6, "mem_write", json!({"text": "录了《晴天》", "tag": "翻唱"}));
+    assert_eq!(r["isError"], json!(false), "{r}");
+    assert_eq!(r["structuredContent"]["date"], "2026-11-29");
+    let r = s.call(7, "mem_recall", json!({"keyword": "晴天", "limit": "many"}));
+    assert_eq!(r["isError"], json!(true));
+    assert_eq!(r["content"][0]["text"], "invalid limit: must be an integer, got \"many\"");
+    let r = s.request(8, "tools/list", json!({}));
+    assert_eq!(r["result"]["tools"].as_array().unwrap().len(), 11);
+    drop(s.stdin.take());
+    assert!(wait_at_most(&mut s.child, 30).success());
+    let cold = std::fs::read_to_string(dir.path().join("cold/2026-11/2026-11-29.md")).unwrap();
+    assert_eq!(cold.lines().filter(|l| l.contains("录了《晴天》")).count(), 1);
+}
+
+#[test]
+fn sigterm_writes_pending_usage_hits() {
+    let dir = tempfile::tempdir().unwrap();
+    // A throttle of an hour: the hits below can only reach usage.json through the final flush.
+    let cfg = dir.path().join("cfg.json");
+    std::fs::write(&cfg, r#"{"usageThrottleMs": 3600000}"#).unwrap();
+    let root = dir.path().join("mem");
+    let mut s = Session::start(&root, &["--config", cfg.to_str().unwrap()]);
+    s.handshake();
+    assert_eq!(s.call(2, "mem_write", json!({"text": "周日复盘"}))["isError"], json!(false));
+    for id in 3..6 {
+        let r = s.call(id, "mem_recall", json!({"keyword": "复盘"}));
+        assert_eq!(r["structuredContent"]["returned"], 1, "{r}");
+    }
+    let usage = root.join("usage.json");
+    let hits_on_disk = || -> Option<u64> {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&usage).ok()?).ok()?;
+        v["entries"].as_object()?.values().next()?["hits"].as_u64()
+    };
+    assert_ne!(hits_on_disk(), Some(3), "the throttle should have kept some hits in memory");
+    let pid = s.child.id().to_string();
+    assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
+    let status = wait_at_most(&mut s.child, 30);
+    assert!(status.success(), "{status:?}");
+    assert_eq!(hits_on_disk(), Some(3));
+}

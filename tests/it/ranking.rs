@@ -1,0 +1,138 @@
+//! Issue 12: one documented score for recall and retrieve (`query::search` module docs):
+//! `text + 0.1 × weight/100 + 0.1 × recent (+ 0.1 × exp(-Δt/τ) without a window)`, where text is
+//! BM25 min-max normalised over the candidates; ties newest first. Expected scores are worked
+//! out by hand from that formula. Now = 2026-11-29 12:00 UTC (20:00 in Shanghai).
+
+use crate::common::*;
+use memlayers::Config;
+use memlayers::Memory;
+use memlayers::query::retrieve::RetrieveArgs;
+
+const NOW: &str = "2026-11-29T12:00:00Z";
+
+fn scores(m: &Memory, kw: &str) -> Vec<(String, f64)> {
+    m.recall(kw, Some(10), None).unwrap().items.into_iter().map(|i| (i.content, i.score.unwrap())).collect()
+}
+
+#[test]
+fn a_memory_hit_many_times_outranks_an_equally_matching_one_never_hit() {
+    let dir = tempfile::tempdir().unwrap();
+    // Same length, same terms: equal BM25. 乙 is newer, so without usage it comes first.
+    put(
+        dir.path(),
+        "cold/2026-11/2026-11-28.md",
+        "- [2026-11-28T01:00:00.000Z] [-] 周报写完了甲\n- [2026-11-28T02:00:00.000Z] [-] 周报写完了乙\n",
+    );
+    let m = open_at(dir.path(), NOW);
+    // Three recalls that return only 甲: weight 50 + 3 × 6 = 68 (no decay: the clock is pinned).
+    for _ in 0..3 {
+        assert_eq!(m.recall("甲", Some(10), None).unwrap().items.len(), 1);
+    }
+    // text 1 for both (equal BM25), recent 1 (≤ 30 days):
+    // 甲 = 1 + 0.1 × 0.68 + 0.1 = 1.168; 乙 = 1 + 0.1 × 0.50 + 0.1 = 1.15.
+    assert_eq!(scores(&m, "周报"), [("周报写完了甲".to_string(), 1.168), ("周报写完了乙".to_string(), 1.15)]);
+}
+
+#[test]
+fn equal_text_match_goes_newest_first() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "cold/2026-11/2026-11-20.md", "- [2026-11-20T01:00:00.000Z] [-] 周报写完了丙\n");
+    put(dir.path(), "cold/2026-11/2026-11-25.md", "- [2026-11-25T01:00:00.000Z] [-] 周报写完了丁\n");
+    put(dir.path(), "cold/2026-11/2026-11-22.md", "- [2026-11-22T01:00:00.000Z] [-] 周报写完了戊\n");
+    let m = open_at(dir.path(), NOW);
+    // All within 30 days, never hit: 1 + 0.05 + 0.1 = 1.15 each; newest first.
+    assert_eq!(
+        scores(&m, "周报"),
+        [("周报写完了丁".to_string(), 1.15), ("周报写完了戊".to_string(), 1.15), ("周报写完了丙".to_string(), 1.15)]
+    );
+    // The same order through retrieve (no time expression: the natural-language pipeline).
+    let r = m.retrieve(&RetrieveArgs { query: "周报呢".into(), ..Default::default() }).unwrap();
+    let got: Vec<&str> = r.items.iter().map(|i| i.content.as_str()).collect();
+    assert_eq!(got, ["周报写完了丁", "周报写完了戊", "周报写完了丙"]);
+}
+
+#[test]
+fn a_much_stronger_text_match_still_beats_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "cold/2026-11/2026-11-27.md",
+        "- [2026-11-27T01:00:00.000Z] [周报] 周报：本周周报\n\
+         - [2026-11-27T02:00:00.000Z] [-] 今天开了三个会，午饭吃了面，下午顺便提了一句周报，晚上回家陪朵朵画画，其余都是杂事\n",
+    );
+    let m = open_at(dir.path(), NOW);
+    // The long entry is recalled alone 9 times: 50 + 9 × 6 = 104, capped at 100.
+    for _ in 0..9 {
+        m.recall("朵朵", Some(10), None).unwrap();
+    }
+    // Two candidates: the strong one has text 1, the weak one 0 (min-max).
+    // strong = 1 + 0.1 × 0.5 + 0.1 = 1.15; weak = 0 + 0.1 × 1.0 + 0.1 = 0.2.
+    let s = scores(&m, "周报");
+    assert_eq!(s[0], ("周报：本周周报".to_string(), 1.15));
+    assert_eq!(s[1].1, 0.2);
+}
+
+#[test]
+fn scores_are_never_all_zero_on_a_homogeneous_archive() {
+    let dir = tempfile::tempdir().unwrap();
+    // Every entry holds 会议: BM25's IDF is near zero and all entries tie.
+    put(
+        dir.path(),
+        "cold/2026-08/2026-08-01.md",
+        "- [2026-08-01T01:00:00.000Z] [-] 会议一\n- [2026-08-01T02:00:00.000Z] [-] 会议二\n",
+    );
+    put(dir.path(), "cold/2026-11/2026-11-26.md", "- [2026-11-26T01:00:00.000Z] [-] 会议三\n");
+    let m = open_at(dir.path(), NOW);
+    // text 1 each; recent: 11-26 → 1, 08-01 (120 days) → 0. So 1.15, then 1.05, 1.05 newest first.
+    assert_eq!(
+        scores(&m, "会议"),
+        [("会议三".to_string(), 1.15), ("会议二".to_string(), 1.05), ("会议一".to_string(), 1.05)]
+    );
+    // The command line prints the same real scores (mem_recall's JSON).
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memlayers"))
+        .args(["--data-root"])
+        .arg(dir.path())
+        .args(["--tz", "Asia/Shanghai", "--now", NOW, "--json", "recall", "会议"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let s: Vec<f64> = v["items"].as_array().unwrap().iter().map(|i| i["score"].as_f64().unwrap()).collect();
+    // The library recall above recorded one hit each (weight 56): 1 + 0.056 + 0.1 = 1.156, then 1.056.
+    assert_eq!(s, [1.156, 1.056, 1.056]);
+}
+
+#[test]
+fn recency_decay_acts_without_a_window_only() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "cold/2026-11/2026-11-28.md",
+        "- [2026-11-28T01:00:00.000Z] [-] 周报 写完\n- [2026-11-28T02:00:00.000Z] [-] 别的\n",
+    );
+    put(
+        dir.path(),
+        "cold/2026-11/2026-11-02.md",
+        "- [2026-11-02T01:00:00.000Z] [-] 周报 写完\n- [2026-11-02T02:00:00.000Z] [-] 其他\n",
+    );
+    let cfg = Config { recency_tau_days: Some(7.0), ..config() };
+    let m = Memory::open(dir.path(), cfg).unwrap().with_now(at(NOW));
+    let ask = |q: &str| {
+        m.retrieve(&RetrieveArgs { query: q.into(), explain: true, ..Default::default() }).unwrap().explain.unwrap()
+    };
+    // No window: Δt = 1 d 11 h = 1.4583 d → exp(-1.4583/7) = 0.8119; Δt = 27.4583 d → 0.0198.
+    let ex = ask("周报");
+    assert_eq!(ex.window, None);
+    assert!((ex.hits[0].recency - (-(1.0 + 11.0 / 24.0) / 7.0_f64).exp()).abs() < 1e-9, "{:?}", ex.hits);
+    assert!((ex.hits[1].recency - (-(27.0 + 11.0 / 24.0) / 7.0_f64).exp()).abs() < 1e-9, "{:?}", ex.hits);
+    // score = 1 + 0.05 + 0.1 + 0.1 × recency
+    assert!((ex.hits[0].score - (1.15 + 0.1 * 0.811_9)).abs() < 1e-4, "{:?}", ex.hits);
+    // Inside a window ("本月" = November) time never votes: no decay term.
+    let ex = ask("本月 周报");
+    assert!(ex.window.is_some());
+    assert_eq!(ex.hits.len(), 2);
+    assert!(ex.hits.iter().all(|h| h.recency == 0.0), "{:?}", ex.hits);
+    // recall has no window either: the decay applies.
+    let r = m.recall("周报", Some(10), None).unwrap();
+    assert_eq!(r.items[0].date, "2026-11-28");
+}
