@@ -102,7 +102,9 @@ pub fn read(path: &Path) -> Result<Snapshot> {
     };
     let meta = file.metadata().map_err(|e| Error::io(path, e))?;
     // Swapped for a symlink or something else between the lstat and the open.
-    if !meta.is_file() || fs::symlink_metadata(path).map(|m| Ident::of(&m).inode != Ident::of(&meta).inode).unwrap_or(true) {
+    if !meta.is_file()
+        || fs::symlink_metadata(path).map(|m| Ident::of(&m).inode != Ident::of(&meta).inode).unwrap_or(true)
+    {
         return Err(refuse(path, "changed into a link or special file while being opened; refusing it"));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
@@ -143,7 +145,10 @@ pub fn append(path: &Path, snap: &Snapshot, tail: &[u8]) -> Result<Outcome> {
     let (Some(file), Some(want)) = (snap.file.as_ref(), snap.ident) else { return Ok(Outcome::Changed) };
     let Ok(at_path) = fs::symlink_metadata(path) else { return Ok(Outcome::Changed) };
     let before = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    if !at_path.is_file() || Ident::of(&at_path).inode != want.inode || want.size < 0 || before < snap.bytes.len() as u64
+    if !at_path.is_file()
+        || Ident::of(&at_path).inode != want.inode
+        || want.size < 0
+        || before < snap.bytes.len() as u64
     {
         return Ok(Outcome::Changed);
     }

@@ -233,7 +233,9 @@ pub fn near_miss(line: &str) -> Option<String> {
         } else {
             "not exactly one space after '-'"
         };
-        return Some(format!("near miss of an entry line ({what}); entries start with \"- [\" at the start of the line"));
+        return Some(format!(
+            "near miss of an entry line ({what}); entries start with \"- [\" at the start of the line"
+        ));
     }
     let task = rest.starts_with("[ ]") || rest.starts_with("[x]") || rest.starts_with("[X]");
     if indent.is_empty() && bullet == '-' && gap == " " && !rest.trim().is_empty() && !task {

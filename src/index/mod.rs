@@ -252,9 +252,7 @@ fn free_name(path: &Path, what: &str) -> PathBuf {
     (0..)
         .map(|n| PathBuf::from(format!("{}.{what}-{n}", path.display())))
         .find(|p| {
-            ["", "-wal", "-shm"]
-                .iter()
-                .all(|s| std::fs::symlink_metadata(format!("{}{s}", p.display())).is_err())
+            ["", "-wal", "-shm"].iter().all(|s| std::fs::symlink_metadata(format!("{}{s}", p.display())).is_err())
         })
         .expect("some free name")
 }

@@ -391,8 +391,10 @@ impl Store {
             crate::files::cas::clean_temps(dir);
         }
         let c = self.conn()?;
-        let row: Option<String> =
-            c.prepare_cached("SELECT hash FROM layer_files WHERE path = ?1")?.query_row([rel], |r| r.get(0)).optional()?;
+        let row: Option<String> = c
+            .prepare_cached("SELECT hash FROM layer_files WHERE path = ?1")?
+            .query_row([rel], |r| r.get(0))
+            .optional()?;
         let snap = crate::files::cas::read(&path)?;
         let as_mirrored = match (&row, snap.ident) {
             (None, None) => true,

@@ -65,7 +65,12 @@ fn hand_appends_during_writes_are_all_kept() {
     let cold = rel::read_cold(&root, true);
     assert!(cold.problems.is_empty(), "{:?}", cold.problems);
     let lost: Vec<usize> = (0..hand_lines).filter(|k| cold.count("手写", &format!("手写第{k}行")) != 1).collect();
-    assert!(lost.is_empty(), "{} of {hand_lines} hand lines lost or doubled: {:?}", lost.len(), &lost[..lost.len().min(10)]);
+    assert!(
+        lost.is_empty(),
+        "{} of {hand_lines} hand lines lost or doubled: {:?}",
+        lost.len(),
+        &lost[..lost.len().min(10)]
+    );
     for i in 0..n {
         assert_eq!(cold.count("prog", &format!("程序写第{i}条")), 1, "write {i}");
     }
@@ -418,7 +423,9 @@ fn full_disk_never_acknowledges_an_error_after_storing() {
     assert_eq!(m2.recall("满盘", Some(1), None).unwrap().matched, cold.entries as i64 - 1);
     assert!(Memory::open_unsynced(&root, config()).unwrap().check().unwrap().clean);
     assert!(ok + ok_lagging + refused == 13);
-    println!("full disk: 13 writes: {ok} stored and indexed, {ok_lagging} stored with the index lagging, {refused} refused before touching the file");
+    println!(
+        "full disk: 13 writes: {ok} stored and indexed, {ok_lagging} stored with the index lagging, {refused} refused before touching the file"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -513,17 +520,17 @@ fn a_symlinked_day_file_is_refused() {
 fn near_miss_lines_and_bullets_without_timestamp_are_reported() {
     let dir = tempfile::tempdir().unwrap();
     let lines = [
-        "# 2026-10-21",                                   // 1 heading: not reported
-        "- [2026-10-21T04:00:00.000Z] [t] 正常",          // 2 entry
-        "* [2026-10-21T04:01:00.000Z] [t] 星号",          // 3
-        "-  [2026-10-21T04:02:00.000Z] [t] 两个空格",     // 4
-        " - [2026-10-21T04:03:00.000Z] [t] 前导空格",     // 5
-        "-[2026-10-21T04:04:00.000Z] [t] 没空格",         // 6
-        "\t- [2026-10-21T04:05:00.000Z] [t] 制表符",      // 7
-        "- 买了乌龙茶",                                   // 8 bullet without timestamp
-        "",                                               // 9
-        "随手记的一段话",                                 // 10 prose: not reported
-        "- [2026-10-19T04:00:00.000Z] [t] 日期不对",      // 11 entry of another local date
+        "# 2026-10-21",                               // 1 heading: not reported
+        "- [2026-10-21T04:00:00.000Z] [t] 正常",      // 2 entry
+        "* [2026-10-21T04:01:00.000Z] [t] 星号",      // 3
+        "-  [2026-10-21T04:02:00.000Z] [t] 两个空格", // 4
+        " - [2026-10-21T04:03:00.000Z] [t] 前导空格", // 5
+        "-[2026-10-21T04:04:00.000Z] [t] 没空格",     // 6
+        "\t- [2026-10-21T04:05:00.000Z] [t] 制表符",  // 7
+        "- 买了乌龙茶",                               // 8 bullet without timestamp
+        "",                                           // 9
+        "随手记的一段话",                             // 10 prose: not reported
+        "- [2026-10-19T04:00:00.000Z] [t] 日期不对",  // 11 entry of another local date
     ];
     put(dir.path(), "cold/2026-10/2026-10-21.md", &(lines.join("\n") + "\n"));
     let m = Memory::open(dir.path(), config()).unwrap();
@@ -559,10 +566,7 @@ fn temp_files_of_killed_writes_are_cleaned_at_the_next_write() {
     let dir = tempfile::tempdir().unwrap();
     put(dir.path(), "cold/2026-10/2026-10-20.md", "- [2026-10-20T04:00:00.000Z] [t] 前一天\n");
     // Left by a killed writer (pid 999999999 cannot be alive: above pid_max).
-    let stale = [
-        "cold/2026-10/.2026-10-21.md.tmp-999999999-0",
-        ".hot.md.tmp-999999999-1",
-    ];
+    let stale = ["cold/2026-10/.2026-10-21.md.tmp-999999999-0", ".hot.md.tmp-999999999-1"];
     for s in stale {
         put(dir.path(), s, "half a write");
     }
@@ -598,9 +602,9 @@ fn big_usage_json_is_loaded_in_bounded_memory() {
     s.truncate(s.len() - 2);
     s.push_str("\n  }\n}\n");
     std::fs::write(dir.path().join("usage.json"), &s).unwrap();
-    let exe = std::env::var("CARGO_BIN_EXE_memlayers").map(PathBuf::from).unwrap_or_else(|_| {
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/debug/memlayers")
-    });
+    let exe = std::env::var("CARGO_BIN_EXE_memlayers")
+        .map(PathBuf::from)
+        .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/debug/memlayers"));
     // Peak memory of the child: its VmHWM (high-water mark of the resident set), polled from
     // /proc while it runs (the mark only grows, so any poll after the peak sees it).
     let mut child = std::process::Command::new(&exe)

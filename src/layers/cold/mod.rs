@@ -285,7 +285,7 @@ impl Store {
         day: NaiveDate,
         entries: &[Entry],
         lock: Option<&crate::files::lock::WriterLock>,
-        keep: &mut dyn FnMut(&[Entry], &[Entry]) -> Vec<bool>,
+        keep: &mut KeepFn<'_>,
     ) -> Result<Appended> {
         crate::files::check_nameable(day, "date")?;
         let own;
@@ -338,6 +338,10 @@ impl Store {
         Err(kept_changing(&path))
     }
 }
+
+/// The filter of [`Store::append_filtered`]: given the entries already in the day file and the
+/// entries to append, one flag per entry to append (true: write it).
+pub(crate) type KeepFn<'a> = dyn FnMut(&[Entry], &[Entry]) -> Vec<bool> + 'a;
 
 /// The warning of a write whose file is stored but whose index row could not be written (a
 /// full disk, a locked or damaged index): the next sync catches up from the file.
