@@ -73,6 +73,20 @@ pub enum Outcome {
     Changed,
 }
 
+/// True when two stats are of the same file: device and inode on Unix (whatever identity the
+/// index uses); elsewhere size and modification time, the best std offers.
+fn same_file(a: &fs::Metadata, b: &fs::Metadata) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        a.dev() == b.dev() && a.ino() == b.ino()
+    }
+    #[cfg(not(unix))]
+    {
+        a.len() == b.len() && a.modified().ok() == b.modified().ok()
+    }
+}
+
 fn refuse(path: &Path, why: &str) -> Error {
     Error::io(path, std::io::Error::new(std::io::ErrorKind::InvalidData, why.to_string()))
 }
@@ -102,9 +116,7 @@ pub fn read(path: &Path) -> Result<Snapshot> {
     };
     let meta = file.metadata().map_err(|e| Error::io(path, e))?;
     // Swapped for a symlink or something else between the lstat and the open.
-    if !meta.is_file()
-        || fs::symlink_metadata(path).map(|m| Ident::of(&m).inode != Ident::of(&meta).inode).unwrap_or(true)
-    {
+    if !meta.is_file() || !fs::symlink_metadata(path).is_ok_and(|m| same_file(&m, &meta)) {
         return Err(refuse(path, "changed into a link or special file while being opened; refusing it"));
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
@@ -124,7 +136,8 @@ fn unchanged(path: &Path, snap: &Snapshot) -> Result<bool> {
         return Ok(fs::symlink_metadata(path).is_err());
     };
     let Ok(now) = fs::symlink_metadata(path) else { return Ok(false) };
-    if !now.is_file() || Ident::of(&now) != want {
+    if !now.is_file() || Ident::of(&now) != want || !same_file(&now, &file.metadata().map_err(|e| Error::io(path, e))?)
+    {
         return Ok(false);
     }
     // Same stat, but mtime ticks coarsely: compare the bytes too (read through our descriptor,
@@ -144,12 +157,9 @@ fn unchanged(path: &Path, snap: &Snapshot) -> Result<bool> {
 pub fn append(path: &Path, snap: &Snapshot, tail: &[u8]) -> Result<Outcome> {
     let (Some(file), Some(want)) = (snap.file.as_ref(), snap.ident) else { return Ok(Outcome::Changed) };
     let Ok(at_path) = fs::symlink_metadata(path) else { return Ok(Outcome::Changed) };
-    let before = file.metadata().map_err(|e| Error::io(path, e))?.len();
-    if !at_path.is_file()
-        || Ident::of(&at_path).inode != want.inode
-        || want.size < 0
-        || before < snap.bytes.len() as u64
-    {
+    let fd_meta = file.metadata().map_err(|e| Error::io(path, e))?;
+    let before = fd_meta.len();
+    if !at_path.is_file() || !same_file(&at_path, &fd_meta) || want.size < 0 || before < snap.bytes.len() as u64 {
         return Ok(Outcome::Changed);
     }
     let mut cur = vec![0u8; snap.bytes.len()];
@@ -185,7 +195,7 @@ pub fn append(path: &Path, snap: &Snapshot, tail: &[u8]) -> Result<Outcome> {
         return Err(Error::io(path, e));
     }
     let after = file.metadata().map_err(|e| Error::io(path, e))?;
-    let same_path = fs::symlink_metadata(path).is_ok_and(|m| Ident::of(&m).inode == Ident::of(&after).inode);
+    let same_path = fs::symlink_metadata(path).is_ok_and(|m| same_file(&m, &after));
     let raced = before != snap.bytes.len() as u64 || after.len() != before + tail.len() as u64 || !same_path;
     Ok(Outcome::Done { raced })
 }
@@ -230,8 +240,7 @@ pub fn replace(path: &Path, snap: &Snapshot, bytes: &[u8]) -> Result<Outcome> {
         if !unchanged(path, snap)? {
             return Ok(Outcome::Changed);
         }
-        let want = snap.ident.map_or(0, |i| i.inode);
-        if !swap_in(&tmp, path, want).map_err(|e| Error::io(path, e))? {
+        if !swap_in(&tmp, path, snap.file.as_ref()).map_err(|e| Error::io(path, e))? {
             return Ok(Outcome::Changed);
         }
         sync_dir(dir);
@@ -243,13 +252,14 @@ pub fn replace(path: &Path, snap: &Snapshot, bytes: &[u8]) -> Result<Outcome> {
     result
 }
 
-/// Puts `tmp` at `path` if `path` still holds the file with inode `want`. On Linux an atomic
-/// exchange (`renameat2(RENAME_EXCHANGE)`) closes the instant between the check in
-/// [`replace`] and the rename: the file swapped out must be the one that was read; if another
-/// program replaced it in that instant (an editor saving by rename), it is swapped back and
-/// the answer is false. Elsewhere (or where the file system has no exchange) a plain rename.
-#[cfg(all(target_os = "linux", not(feature = "portable-fallback")))]
-fn swap_in(tmp: &Path, path: &Path, want: i64) -> std::io::Result<bool> {
+/// Puts `tmp` at `path` if `path` still holds the file open as `old`. On Linux and macOS an
+/// atomic exchange (`renameat2(RENAME_EXCHANGE)`, `renamex_np(RENAME_SWAP)`) closes the
+/// instant between the check in [`replace`] and the rename: the file swapped out must be the
+/// one that was read; if another program replaced it in that instant (an editor saving by
+/// rename), it is swapped back and the answer is false. Elsewhere (or where the file system
+/// has no exchange) a plain rename.
+#[cfg(any(target_os = "linux", target_os = "macos"))]
+fn swap_in(tmp: &Path, path: &Path, old: Option<&File>) -> std::io::Result<bool> {
     use rustix::fs::{CWD, RenameFlags, renameat_with};
     match renameat_with(CWD, tmp, CWD, path, RenameFlags::EXCHANGE) {
         Ok(()) => {}
@@ -261,7 +271,11 @@ fn swap_in(tmp: &Path, path: &Path, want: i64) -> std::io::Result<bool> {
     }
     // `tmp` now names what was at `path` an instant ago.
     let out = fs::symlink_metadata(tmp)?;
-    if out.is_file() && Ident::of(&out).inode == want {
+    let was_ours = match old {
+        Some(f) => out.is_file() && same_file(&out, &f.metadata()?),
+        None => false,
+    };
+    if was_ours {
         fs::remove_file(tmp)?;
         return Ok(true);
     }
@@ -270,8 +284,8 @@ fn swap_in(tmp: &Path, path: &Path, want: i64) -> std::io::Result<bool> {
 }
 
 /// Puts `tmp` at `path` (a plain rename: see the Linux version).
-#[cfg(not(all(target_os = "linux", not(feature = "portable-fallback"))))]
-fn swap_in(tmp: &Path, path: &Path, _want: i64) -> std::io::Result<bool> {
+#[cfg(not(any(target_os = "linux", target_os = "macos")))]
+fn swap_in(tmp: &Path, path: &Path, _old: Option<&File>) -> std::io::Result<bool> {
     fs::rename(tmp, path)?;
     Ok(true)
 }

@@ -203,7 +203,7 @@ fn a_foreign_sqlite_database_or_a_directory_in_place_of_the_index_is_moved_aside
     assert_eq!(theirs, "theirs");
     // A directory named index.sqlite3: moved aside with its content, and the index rebuilt.
     let dir2 = fixture_root();
-    std::fs::remove_file(dir2.path().join("index.sqlite3")).unwrap();
+    let _ = std::fs::remove_file(dir2.path().join("index.sqlite3"));
     std::fs::create_dir(dir2.path().join("index.sqlite3")).unwrap();
     std::fs::write(dir2.path().join("index.sqlite3/keep.txt"), "mine").unwrap();
     let m = Memory::open(dir2.path(), config()).unwrap();
