@@ -29,9 +29,12 @@ pub enum LayerCmd {
     },
     /// mem_summarize: generate (or return the existing) day / week / month summary.
     Summarize {
-        /// day (default) | week | month.
-        #[arg(long, default_value = "day")]
-        period: String,
+        /// day (default) | week | month, as the first argument (`summarize week`).
+        #[arg(value_name = "PERIOD", conflicts_with = "period")]
+        period_arg: Option<String>,
+        /// The same as the first argument.
+        #[arg(long)]
+        period: Option<String>,
         /// A local date YYYY-MM-DD inside the period (default today).
         #[arg(long)]
         date: Option<String>,
@@ -89,8 +92,9 @@ pub fn run(mem: &Memory, cmd: &LayerCmd, compact: bool) -> Result<String> {
             let text = hot_set_content(content.as_deref(), file.as_ref())?;
             render(&mem.hot_set(&text)?, compact)
         }
-        LayerCmd::Summarize { period, date, force } => {
-            render(&mem.summarize(Some(period), date.as_deref(), *force)?, compact)
+        LayerCmd::Summarize { period_arg, period, date, force } => {
+            let period = period_arg.as_deref().or(period.as_deref());
+            render(&mem.summarize(period, date.as_deref(), *force)?, compact)
         }
         LayerCmd::Stats => render(&mem.stats()?, compact),
         LayerCmd::Export => render(&mem.export()?, compact),

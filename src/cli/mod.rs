@@ -16,25 +16,29 @@ use crate::files::entry::Source;
 use crate::layers::cold::WriteArgs;
 use crate::{Config, Error, Memory, Result};
 
+/// Heading of the options every subcommand takes, so a subcommand's `--help` lists its own
+/// options apart from them.
+const GLOBAL: &str = "Global options";
+
 /// memlayers — layered long-term memory for LLM agents (Markdown canonical, SQLite index).
 #[derive(Debug, Parser)]
 #[command(name = "memlayers", version, about)]
 pub struct Cli {
     /// Data root to use as is (else config dataRoot → <dataRoot>/memory, else
     /// $DSH_HOME/dsh-memory-layers, else ~/.dsh/dsh-memory-layers).
-    #[arg(long, global = true, value_name = "DIR")]
+    #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
     pub data_root: Option<PathBuf>,
     /// JSON config file with the plugin's keys (hotLimit, halfLifeDays, timezone, …).
-    #[arg(long, global = true, value_name = "FILE")]
+    #[arg(long, global = true, value_name = "FILE", help_heading = GLOBAL)]
     pub config: Option<PathBuf>,
     /// Compact one-line JSON instead of pretty-printed JSON.
-    #[arg(long, global = true)]
+    #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
     /// IANA time zone overriding config `timezone` (partitions files, frames time words).
-    #[arg(long, global = true, value_name = "ZONE")]
+    #[arg(long, global = true, value_name = "ZONE", help_heading = GLOBAL)]
     pub tz: Option<String>,
     /// Pin "now" (RFC 3339 instant) instead of reading the clock.
-    #[arg(long, global = true, value_name = "RFC3339")]
+    #[arg(long, global = true, value_name = "RFC3339", help_heading = GLOBAL)]
     pub now: Option<String>,
     /// The tool to run.
     #[command(subcommand)]
@@ -46,7 +50,9 @@ pub struct Cli {
 pub enum Cmd {
     /// mem_write: append one memory to today's cold file.
     Write {
-        /// The text (one line; whitespace collapsed; ≤ 4000 characters).
+        /// The text (one line; whitespace collapsed; ≤ 4000 characters). May start with `-`
+        /// (a Markdown bullet such as "- bought milk").
+        #[arg(allow_hyphen_values = true)]
         text: String,
         /// Tag (brackets removed).
         #[arg(long)]
@@ -63,7 +69,7 @@ pub enum Cmd {
         /// Keyword(s), space-separated.
         keyword: String,
         /// 1–50, default 10.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         limit: Option<i64>,
         /// and (default) | or | any.
         #[arg(long)]
@@ -72,10 +78,10 @@ pub enum Cmd {
     /// mem_recent: entries of the last N local days, newest first.
     Recent {
         /// 1–365, default 3.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         days: Option<i64>,
         /// 1–200, default 50.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         limit: Option<i64>,
     },
     /// mem_by_tag: entries with this tag (case-insensitive; "-" = untagged).
@@ -83,7 +89,7 @@ pub enum Cmd {
         /// The tag.
         tag: String,
         /// 1–200, default 20.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         limit: Option<i64>,
     },
     /// mem_by_date: entries of a closed local-date range.
@@ -93,7 +99,7 @@ pub enum Cmd {
         /// Last date (inclusive), YYYY-MM-DD.
         to: String,
         /// 1–200, default 50.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         limit: Option<i64>,
     },
     /// Bring the index up to date with the files (re-read everything with --full).
@@ -116,7 +122,7 @@ pub enum Cmd {
         #[arg(long, requires = "from")]
         to: Option<String>,
         /// 1–50, default 10.
-        #[arg(long)]
+        #[arg(long, allow_negative_numbers = true)]
         limit: Option<i64>,
         /// Show the window, the FTS5 query and per-hit score parts.
         #[arg(long)]
@@ -269,10 +275,16 @@ fn data_root(cli: &Cli, config: &Config) -> PathBuf {
 fn open(cli: &Cli) -> Result<Memory> {
     let config = load_config(cli)?;
     let root = data_root(cli, &config);
-    let mut mem = if matches!(cli.cmd, Cmd::Check) {
-        Memory::open_unsynced(&root, config)?
-    } else {
-        Memory::open(&root, config)?
+    // One process per call: `sync` and `import` mirror everything up front, the long-lived
+    // MCP server keeps an inotify watch (Memory::open); every other command checks just the
+    // day files it reads (Memory::open_per_call), without a watch that this process would
+    // only set up and tear down.
+    let mut mem = match cli.cmd {
+        Cmd::Check => Memory::open_unsynced(&root, config)?,
+        Cmd::Sync { .. } | Cmd::Import { .. } => Memory::open(&root, config)?,
+        #[cfg(feature = "mcp")]
+        Cmd::Mcp => Memory::open(&root, config)?,
+        _ => Memory::open_per_call(&root, config)?,
     };
     for w in mem.warnings() {
         eprintln!("warning: {w}");
@@ -284,6 +296,22 @@ fn open(cli: &Cli) -> Result<Memory> {
         mem = mem.with_now(parse_now(n)?);
     }
     Ok(mem)
+}
+
+/// The stderr line of `write`: which file of which data root got the entry, and, when the root
+/// was not given with `--data-root`, how it was chosen (a newcomer otherwise never learns that
+/// `~/.dsh/dsh-memory-layers` was created).
+fn write_note(mem: &Memory, r: &crate::layers::cold::WriteResult, defaulted: bool) -> String {
+    let file = chrono::NaiveDate::parse_from_str(&r.date, "%Y-%m-%d")
+        .map(|d| mem.root().join(crate::files::cold_rel(d)).display().to_string())
+        .unwrap_or_else(|_| r.date.clone());
+    let what = match (r.added, r.source_updated) {
+        (true, _) => "wrote",
+        (false, true) => "updated the source marker in",
+        (false, false) => "already in (not written twice)",
+    };
+    let how = if defaulted { " (default data root: pass --data-root DIR to choose another)" } else { "" };
+    format!("memlayers: {what} {file}{how}")
 }
 
 fn run(cli: Cli) -> Result<String> {
@@ -305,7 +333,16 @@ fn run(cli: Cli) -> Result<String> {
             Some(d) => d.clone(),
             None => std::env::temp_dir().join(format!("memlayers-demo-{}", std::process::id())),
         };
-        return crate::cli::demo::run(&crate::cli::demo::find_archive(archive.as_deref())?, &root, config);
+        let report = crate::cli::demo::run(&crate::cli::demo::find_archive(archive.as_deref())?, &root, config)?;
+        if cli.data_root.is_some() {
+            return Ok(report);
+        }
+        // Say where the temporary data root is, and that removing it is the reader's call.
+        return Ok(format!(
+            "{report}\nThe demo's data root is a temporary folder, {}: delete it when done \
+             (or run the demo with --data-root DIR to choose the folder).",
+            root.display()
+        ));
     }
     let mem = open(&cli)?;
     match &cli.cmd {
@@ -317,7 +354,9 @@ fn run(cli: Cli) -> Result<String> {
                 None => None,
             };
             let args = WriteArgs { text: text.clone(), tag: tag.clone(), important: *important, source };
-            render(&mem.write(&args)?, compact)
+            let r = mem.write(&args)?;
+            eprintln!("{}", write_note(&mem, &r, cli.data_root.is_none()));
+            render(&r, compact)
         }
         Cmd::Recall { keyword, limit, mode } => render(&mem.recall_named(keyword, *limit, mode.as_deref())?, compact),
         Cmd::Recent { days, limit } => render(&mem.recent(*days, *limit)?, compact),

@@ -29,6 +29,22 @@ pub fn identity(meta: &Metadata) -> (i64, i64, i64) {
     (meta.len() as i64, mtime_ns, 0)
 }
 
+/// Status-change time (ctime) of `meta`, ns since the Unix epoch; 0 where the platform has
+/// none (not Unix, or the `portable-fallback` feature). The kernel sets it on every write,
+/// truncate, rename, chmod or `utimes`, and it cannot be set back, so it tells a same-size
+/// edit whose mtime was restored (`touch -r`, `rsync -t`) from an untouched file.
+#[cfg(all(unix, not(feature = "portable-fallback")))]
+pub fn ctime_ns(meta: &Metadata) -> i64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.ctime() * 1_000_000_000 + meta.ctime_nsec()
+}
+
+/// Status-change time of `meta`: 0 on this platform (see the Unix version).
+#[cfg(any(not(unix), feature = "portable-fallback"))]
+pub fn ctime_ns(_meta: &Metadata) -> i64 {
+    0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

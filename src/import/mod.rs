@@ -177,7 +177,7 @@ pub use filename::day_from_file_name;
 pub use format::Format;
 pub use hygiene::{Decoded, Normalized, decode, normalize};
 pub use run::ImportReport;
-pub use scan::{NO_ENTRIES, scan};
+pub use scan::{NO_ENTRIES, scan, scan_each};
 pub use skip::skip_reason;
 pub use split::{DEFAULT_TAG, split_day_file};
 pub use text::{MAX_ENTRY_CHARS, MAX_TAG_CHARS};

@@ -24,6 +24,10 @@ pub struct Known {
     pub mtime_ns: i64,
     /// Inode when mirrored.
     pub inode: i64,
+    /// ctime when mirrored, ns ([`crate::files::identity::ctime_ns`]). Cold files only: layer
+    /// files read as 0 and do not compare it. 0 also in cold rows written before migration
+    /// V7, so such a file is re-hashed once, its content compared, and the row completed.
+    pub ctime_ns: i64,
     /// sha1 of the bytes mirrored.
     pub hash: String,
 }
@@ -39,13 +43,22 @@ pub enum Table {
 
 /// The recorded rows of `table`, by path.
 pub fn known(c: &Connection, table: Table) -> Result<HashMap<String, Known>> {
+    known_between(c, table, "", "\u{10FFFF}")
+}
+
+/// The recorded rows of `table` whose path lies in `[lo, hi]` (byte order; cold paths sort by
+/// date, so the paths of two dates bound a date range, served by the primary key).
+pub fn known_between(c: &Connection, table: Table, lo: &str, hi: &str) -> Result<HashMap<String, Known>> {
     let sql = match table {
-        Table::Files => "SELECT path, size, mtime_ns, inode, hash FROM files",
-        Table::LayerFiles => "SELECT path, size, mtime_ns, inode, hash FROM layer_files",
+        Table::Files => "SELECT path, size, mtime_ns, inode, ctime_ns, hash FROM files WHERE path BETWEEN ?1 AND ?2",
+        Table::LayerFiles => {
+            "SELECT path, size, mtime_ns, inode, 0, hash FROM layer_files WHERE path BETWEEN ?1 AND ?2"
+        }
     };
     let mut st = c.prepare_cached(sql)?;
-    let rows = st.query_map([], |r| {
-        Ok((r.get::<_, String>(0)?, Known { size: r.get(1)?, mtime_ns: r.get(2)?, inode: r.get(3)?, hash: r.get(4)? }))
+    let rows = st.query_map([lo, hi], |r| {
+        let k = Known { size: r.get(1)?, mtime_ns: r.get(2)?, inode: r.get(3)?, ctime_ns: r.get(4)?, hash: r.get(5)? };
+        Ok((r.get::<_, String>(0)?, k))
     })?;
     Ok(rows.collect::<rusqlite::Result<_>>()?)
 }
@@ -62,6 +75,11 @@ pub trait Mirror {
     const TABLE: Table;
     /// Lists the files on disk (stat only, no reads).
     fn scan(&self) -> Result<Self::Disk>;
+    /// The recorded rows the scan is compared with: every row of [`Mirror::TABLE`] unless the
+    /// mirror covers only part of it (a per-call check of a time window's day files).
+    fn known(&self, c: &Connection) -> Result<HashMap<String, Known>> {
+        known(c, Self::TABLE)
+    }
     /// Pure change detection: disk against the recorded rows.
     fn plan(&self, disk: &Self::Disk, known: &HashMap<String, Known>) -> Self::Plan;
     /// True when the plan has nothing to do.
@@ -90,7 +108,7 @@ pub fn mirror_changes<M: Mirror>(
     acquire: impl FnOnce() -> Result<WriterLock>,
 ) -> Result<Mirrored<M::Disk, M::Report>> {
     let first = m.scan()?;
-    let p = m.plan(&first, &known(c, M::TABLE)?);
+    let p = m.plan(&first, &m.known(c)?);
     if M::is_empty(&p) {
         return Ok(Mirrored { first, applied: None });
     }
@@ -103,7 +121,7 @@ pub fn mirror_changes<M: Mirror>(
         }
     };
     // Re-plan under the lock: another writer may have mirrored these files meanwhile.
-    let known = known(c, M::TABLE)?;
+    let known = m.known(c)?;
     let disk = m.scan()?;
     let p = m.plan(&disk, &known);
     let rep = m.apply(c, &p, &known)?;

@@ -54,29 +54,61 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
+/// WAL pages after which a per-call connection's commit checkpoints (`wal_autocheckpoint`).
+pub const PER_CALL_WAL_PAGES: i64 = 128;
+
+/// [`init_conn`] for a process that makes one call ([`open`] with `per_call`): also keeps
+/// the WAL when the last connection closes (no checkpoint, no delete). Otherwise each such
+/// process that records a usage hit recreates the WAL and pays four fsyncs for one small
+/// commit: the new WAL and its directory, then the checkpoint's WAL and database (issue 15:
+/// 6–7 fsyncs per `retrieve`). With it, commits in `synchronous=NORMAL` sync nothing, and the
+/// automatic checkpoint, or the close of a long-lived handle, syncs many commits at once:
+/// batched, not dropped. The first connection of a process rebuilds the WAL index by reading
+/// the whole WAL, so the automatic checkpoint runs at [`PER_CALL_WAL_PAGES`] (512 KiB; a usage
+/// commit is a few pages, so one call in tens pays the checkpoint's two fsyncs) rather than
+/// SQLite's default 1000 pages. (The WAL is part of the index: a copy of `index.sqlite3` alone
+/// is an older, consistent snapshot, which sync brings up to date like any stale index.)
+fn init_conn_per_call(c: &mut Connection) -> rusqlite::Result<()> {
+    init_conn(c)?;
+    c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
+    c.pragma_update(None, "wal_autocheckpoint", PER_CALL_WAL_PAGES)?;
+    Ok(())
+}
+
 /// Longest wait, in ms, for the writer lock when the index must be created, migrated or
 /// rebuilt (another process may be doing exactly that).
 pub const PREPARE_LOCK_TIMEOUT_MS: u64 = 60_000;
 
-/// True when the index at `path` exists, has every embedded migration applied and the current
-/// tokenizer version: opening it then writes nothing, so no lock is needed. Any doubt → false.
-fn up_to_date(path: &Path) -> bool {
+/// `Some(state)` when the index at `path` exists, is memlayers' (stamped), has every embedded
+/// migration applied and the current tokenizer version: opening it then writes nothing, so no
+/// lock and no migration run are needed (`state`: `Fresh` when it mirrors no file yet). Any
+/// doubt → None.
+fn up_to_date(path: &Path, per_call: bool) -> Option<OpenState> {
     if !path.exists() || stamp::classify(path, first_migration()) != stamp::Verdict::Ours {
-        return false;
+        return None;
     }
-    let Ok(c) = Connection::open_with_flags(path, open_flags()) else { return false };
+    let mut c = Connection::open_with_flags(path, open_flags()).ok()?;
+    // Closing this connection must not checkpoint a per-call process's WAL either.
+    if per_call {
+        init_conn_per_call(&mut c).ok()?
+    } else {
+        init_conn(&mut c).ok()?
+    }
     up_to_date_conn(&c)
 }
 
-/// [`up_to_date`] on an open connection.
-fn up_to_date_conn(c: &Connection) -> bool {
-    let _ = c.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS));
+/// The checks of [`up_to_date`] on an open connection.
+fn up_to_date_conn(c: &Connection) -> Option<OpenState> {
     let latest = embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max();
     let applied: Option<i64> =
         c.query_row("SELECT max(version) FROM refinery_schema_history", [], |r| r.get(0)).ok().flatten();
     let tokenizer: Option<String> =
         c.query_row("SELECT value FROM meta WHERE key = 'tokenizer_version'", [], |r| r.get(0)).ok();
-    applied.is_some() && applied == latest && tokenizer == Some(TOKENIZER_VERSION.to_string())
+    if !(applied.is_some() && applied == latest && tokenizer == Some(TOKENIZER_VERSION.to_string())) {
+        return None;
+    }
+    let files: i64 = c.query_row("SELECT count(*) FROM files", [], |r| r.get(0)).ok()?;
+    Some(if files == 0 { OpenState::Fresh } else { OpenState::Current })
 }
 
 /// The name refinery records for memlayers' first migration (`V1__entries.sql` → `entries`):
@@ -108,13 +140,18 @@ fn first_migration() -> &'static str {
 /// [`PREPARE_LOCK_TIMEOUT_MS`]): two processes opening a new data root at once must not both
 /// run the migrations, or the loser would take "table already exists" for corruption and move
 /// the winner's live index aside.
-pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
+///
+/// `per_call`: the process makes one call and exits (the CLI); its connections leave the WAL
+/// to be checkpointed later ([`init_conn_per_call`]).
+pub fn open(path: &Path, per_call: bool) -> Result<(DbPool, OpenState, Vec<String>)> {
     let root = path.parent().unwrap_or(Path::new("."));
-    let _lock = if !is_symlink(path) && up_to_date(path) {
-        None
-    } else {
-        Some(crate::files::lock::acquire(root, Duration::from_millis(PREPARE_LOCK_TIMEOUT_MS))?)
-    };
+    if !is_symlink(path)
+        && let Some(state) = up_to_date(path, per_call)
+    {
+        // The common case: nothing to create, migrate or rebuild (one connection, no lock).
+        return Ok((pool(path, per_call)?, state, Vec::new()));
+    }
+    let _lock = crate::files::lock::acquire(root, Duration::from_millis(PREPARE_LOCK_TIMEOUT_MS))?;
     let mut warnings = Vec::new();
     // A symlinked index could lead out of the data root: never open through it.
     if is_symlink(path) {
@@ -152,10 +189,13 @@ pub fn open(path: &Path) -> Result<(DbPool, OpenState, Vec<String>)> {
         // and leave the index where it is.
         Err(e) => return Err(e),
     };
-    let state = if state == OpenState::Fresh { OpenState::Fresh } else { state };
-    let manager = SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init_conn);
-    let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map_err(Error::pool)?;
-    Ok((pool, state, warnings))
+    Ok((pool(path, per_call)?, state, warnings))
+}
+
+fn pool(path: &Path, per_call: bool) -> Result<DbPool> {
+    let init = if per_call { init_conn_per_call } else { init_conn };
+    let manager = SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init);
+    Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map_err(Error::pool)
 }
 
 /// Where a read-only data root's index lives.
@@ -178,7 +218,7 @@ pub fn open_read_only(root: &Path) -> Result<(DbPool, OpenState, ReadOnlyIndex)>
     if !is_symlink(&path) && stamp::classify(&path, first_migration()) == stamp::Verdict::Ours {
         let uri = format!("file:{}?immutable=1", uri_path(&path));
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        if Connection::open_with_flags(&uri, flags).is_ok_and(|c| up_to_date_conn(&c)) {
+        if Connection::open_with_flags(&uri, flags).is_ok_and(|c| up_to_date_conn(&c).is_some()) {
             let manager = SqliteConnectionManager::file(&uri).with_flags(flags).with_init(|c| {
                 c.pragma_update(None, "cache_size", -32_000)?;
                 Ok(())
@@ -188,7 +228,7 @@ pub fn open_read_only(root: &Path) -> Result<(DbPool, OpenState, ReadOnlyIndex)>
         }
     }
     let dir = tempfile::Builder::new().prefix("memlayers-ro-index").tempdir().map_err(|e| Error::io(&path, e))?;
-    let (pool, _, _) = open(&dir.path().join(INDEX_FILE))?;
+    let (pool, _, _) = open(&dir.path().join(INDEX_FILE), false)?;
     Ok((pool, OpenState::Fresh, ReadOnlyIndex::Temporary(dir)))
 }
 

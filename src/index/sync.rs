@@ -44,6 +44,10 @@ pub struct FileStat {
     pub mtime_ns: i64,
     /// Inode number (changes when a file is replaced by rename).
     pub inode: i64,
+    /// Status-change time (ctime), ns since the Unix epoch, 0 where the platform has none
+    /// ([`crate::files::identity::ctime_ns`]): unlike mtime it cannot be set back, so a
+    /// same-size edit whose mtime was restored (`touch -r`, `rsync -t`) is still seen.
+    pub ctime_ns: i64,
 }
 
 /// The outcome of [`plan`].
@@ -67,7 +71,8 @@ pub fn plan(disk: &[FileStat], known: &HashMap<String, Known>) -> Plan {
     let mut p = Plan::default();
     for f in disk {
         match known.get(&f.rel) {
-            Some(k) if k.size == f.size && k.mtime_ns == f.mtime_ns && k.inode == f.inode => {}
+            Some(k)
+                if k.size == f.size && k.mtime_ns == f.mtime_ns && k.inode == f.inode && k.ctime_ns == f.ctime_ns => {}
             _ => p.check.push(f.clone()),
         }
     }
@@ -84,39 +89,111 @@ pub fn plan(disk: &[FileStat], known: &HashMap<String, Known>) -> Plan {
 }
 
 /// Lists the cold files under `root` (`cold/YYYY-MM/YYYY-MM-DD.md`, regular files only;
-/// symlinks, temp files and other names are ignored). Sorted by path. Errors:
-/// [`Error::OutsideRoot`] when `cold` itself is a symlink leading out of the data root.
+/// symlinks, temp files and other names are ignored). Sorted by path. With more than
+/// [`PARALLEL_SCAN_MONTHS`] month folders the folders are split over two threads (the scan is
+/// one `statx` per file, kernel time that two cores halve). Errors: [`Error::OutsideRoot`]
+/// when `cold` itself is a symlink leading out of the data root.
 pub fn scan_disk(root: &Path) -> Result<Vec<FileStat>> {
+    let Some(months) = month_dirs(root)? else { return Ok(Vec::new()) };
+    let all = |_: NaiveDate| true;
+    let mut out = if months.len() > PARALLEL_SCAN_MONTHS {
+        let (a, b) = months.split_at(months.len() / 2);
+        let other = std::thread::scope(|s| {
+            let h = s.spawn(|| scan_months(b, &all));
+            let mine = scan_months(a, &all);
+            (mine, h.join())
+        });
+        match other {
+            (Ok(mut mine), Ok(Ok(theirs))) => {
+                mine.extend(theirs);
+                mine
+            }
+            (Err(e), _) | (_, Ok(Err(e))) => return Err(e),
+            // The helper thread panicked: scan everything here instead.
+            (_, Err(_)) => scan_months(&months, &all)?,
+        }
+    } else {
+        scan_months(&months, &all)?
+    };
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(out)
+}
+
+/// Month folders above which [`scan_disk`] uses two threads (two years of days: below it the
+/// scan takes well under a millisecond and a thread would cost more than it saves).
+pub const PARALLEL_SCAN_MONTHS: usize = 24;
+
+/// The cold files of local dates `from..=to` only (inclusive), found the way [`scan_disk`]
+/// finds them: lists just the month folders the range touches and stats just the day files
+/// inside the range, so a query over a day costs one `getdents` and one `statx` instead of one
+/// `statx` per file of the archive. Sorted by path. Errors: as [`scan_disk`].
+pub fn scan_days(root: &Path, from: NaiveDate, to: NaiveDate) -> Result<Vec<FileStat>> {
+    use chrono::Datelike;
     let cold = crate::files::safe_join(root, "cold")?;
-    let mut out = Vec::new();
+    let mut months = Vec::new();
+    let mut m = NaiveDate::from_ymd_opt(from.year(), from.month(), 1).unwrap_or(from);
+    while m <= to {
+        let name = m.format("%Y-%m").to_string();
+        let path = cold.join(&name);
+        // A month folder that is a symlink is skipped, as scan_disk's directory walk does.
+        if std::fs::symlink_metadata(&path).is_ok_and(|md| md.is_dir()) {
+            months.push((name, path));
+        }
+        m = m.checked_add_months(chrono::Months::new(1)).unwrap_or(NaiveDate::MAX);
+    }
+    let mut out = scan_months(&months, &|d| d >= from && d <= to)?;
+    out.sort_by(|a, b| a.rel.cmp(&b.rel));
+    Ok(out)
+}
+
+/// The month folders under `root/cold` (`None` when there is no `cold/`).
+fn month_dirs(root: &Path) -> Result<Option<Vec<(String, std::path::PathBuf)>>> {
+    let cold = crate::files::safe_join(root, "cold")?;
     let months = match std::fs::read_dir(&cold) {
         Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(Error::io(&cold, e)),
     };
+    let mut out = Vec::new();
     for m in months {
         let m = m.map_err(|e| Error::io(&cold, e))?;
         let Ok(mname) = m.file_name().into_string() else { continue };
         if !m.file_type().map(|t| t.is_dir()).unwrap_or(false) || mname.len() != 7 {
             continue;
         }
-        let mdir = m.path();
-        let files = std::fs::read_dir(&mdir).map_err(|e| Error::io(&mdir, e))?;
+        out.push((mname, m.path()));
+    }
+    Ok(Some(out))
+}
+
+/// Stats the day files of the given month folders whose date `keep` accepts.
+fn scan_months(months: &[(String, std::path::PathBuf)], keep: &dyn Fn(NaiveDate) -> bool) -> Result<Vec<FileStat>> {
+    let mut out = Vec::new();
+    for (mname, mdir) in months {
+        let files = match std::fs::read_dir(mdir) {
+            Ok(f) => f,
+            // Removed since it was listed: its files are gone (the plan drops them).
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(Error::io(mdir, e)),
+        };
         for f in files {
-            let f = f.map_err(|e| Error::io(&mdir, e))?;
+            let f = f.map_err(|e| Error::io(mdir, e))?;
             let Ok(fname) = f.file_name().into_string() else { continue };
             let rel = format!("cold/{mname}/{fname}");
             let Some(day) = day_of_cold_rel(&rel) else { continue };
+            if !keep(day) {
+                continue;
+            }
             // fstatat relative to the open month directory (no path walk); symlinks not followed.
             let Ok(meta) = f.metadata() else { continue };
             if !meta.file_type().is_file() {
                 continue;
             }
             let (size, mtime_ns, inode) = crate::files::identity::identity(&meta);
-            out.push(FileStat { rel, day, size, mtime_ns, inode });
+            let ctime_ns = crate::files::identity::ctime_ns(&meta);
+            out.push(FileStat { rel, day, size, mtime_ns, inode, ctime_ns });
         }
     }
-    out.sort_by(|a, b| a.rel.cmp(&b.rel));
     Ok(out)
 }
 
@@ -215,8 +292,8 @@ pub fn apply(
             let hash = sha1_hex(&bytes);
             if known.get(&f.rel).is_some_and(|k| k.hash == hash) {
                 tx.execute(
-                    "UPDATE files SET size = ?2, mtime_ns = ?3, inode = ?4 WHERE path = ?1",
-                    params![f.rel, bytes.len() as i64, f.mtime_ns, f.inode],
+                    "UPDATE files SET size = ?2, mtime_ns = ?3, inode = ?4, ctime_ns = ?5 WHERE path = ?1",
+                    params![f.rel, bytes.len() as i64, f.mtime_ns, f.inode, f.ctime_ns],
                 )?;
                 rep.files_unchanged_content += 1;
                 continue;
@@ -281,8 +358,8 @@ pub fn append_indexed(
         insert_entry(tx, base | (first_ordinal + k) as i64, &day_s, &f.rel, *lineno, e)?;
     }
     tx.execute(
-        "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![f.rel, day_s, f.size, f.mtime_ns, f.inode, new_hash, (first_ordinal + lines.len()) as i64],
+        "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![f.rel, day_s, f.size, f.mtime_ns, f.inode, f.ctime_ns, new_hash, (first_ordinal + lines.len()) as i64],
     )?;
     Ok(true)
 }
@@ -386,8 +463,8 @@ pub fn mirror_file(
         mal.execute(params![m.file, m.line, m.reason])?;
     }
     tx.execute(
-        "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        params![f.rel, day_s, f.size, f.mtime_ns, f.inode, hash, n as i64],
+        "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![f.rel, day_s, f.size, f.mtime_ns, f.inode, f.ctime_ns, hash, n as i64],
     )?;
     Ok((n, bad))
 }
@@ -397,15 +474,31 @@ mod tests {
     use super::*;
 
     fn st(rel: &str, size: i64, mtime: i64) -> FileStat {
-        FileStat { rel: rel.into(), day: day_of_cold_rel(rel).unwrap(), size, mtime_ns: mtime, inode: 7 }
+        FileStat {
+            rel: rel.into(),
+            day: day_of_cold_rel(rel).unwrap(),
+            size,
+            mtime_ns: mtime,
+            inode: 7,
+            ctime_ns: mtime,
+        }
     }
 
     #[test]
     fn plan_detects_new_changed_and_removed() {
         let known: HashMap<String, Known> = [
-            ("cold/2026-10/2026-10-01.md".to_string(), Known { size: 10, mtime_ns: 1, inode: 7, hash: "a".into() }),
-            ("cold/2026-10/2026-10-02.md".to_string(), Known { size: 10, mtime_ns: 1, inode: 7, hash: "b".into() }),
-            ("cold/2026-10/2026-10-03.md".to_string(), Known { size: 10, mtime_ns: 1, inode: 7, hash: "c".into() }),
+            (
+                "cold/2026-10/2026-10-01.md".to_string(),
+                Known { size: 10, mtime_ns: 1, inode: 7, ctime_ns: 1, hash: "a".into() },
+            ),
+            (
+                "cold/2026-10/2026-10-02.md".to_string(),
+                Known { size: 10, mtime_ns: 1, inode: 7, ctime_ns: 1, hash: "b".into() },
+            ),
+            (
+                "cold/2026-10/2026-10-03.md".to_string(),
+                Known { size: 10, mtime_ns: 1, inode: 7, ctime_ns: 1, hash: "c".into() },
+            ),
         ]
         .into();
         let disk = vec![

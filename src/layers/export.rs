@@ -14,7 +14,7 @@ use crate::Result;
 use crate::index::Store;
 use crate::layers::sync::{LayerScope, USAGE_FILE};
 
-/// Result of [`Memory::export`].
+/// Result of [`Memory::export`](crate::Memory::export).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct ExportReport {

@@ -319,13 +319,19 @@ impl Store {
     /// answers from the index as it is — the last committed state, which WAL readers see
     /// whole — and says so.
     pub(crate) fn sync_reader(&self, full: bool) -> Result<SyncReport> {
+        self.sync_reader_scoped(full, crate::index::store::SyncScope::All)
+    }
+
+    /// [`Store::sync_reader`] for a query that reads only `days`' cold files (a per-call store
+    /// then stats only those: [`Store::sync_days`]).
+    pub(crate) fn sync_reader_scoped(&self, full: bool, days: crate::index::store::SyncScope) -> Result<SyncReport> {
         let scope = if full { LayerScope::All } else { LayerScope::Live };
         let (layers, mut stale) = match self.sync_layers_with(scope, full, None, false) {
             Ok(l) => (l, false),
             Err(e) if crate::index::store::is_busy(&e) => (LayerReport::default(), true),
             Err(e) => return Err(e),
         };
-        let cold = match self.sync_cold_with(full, false, &mut |_| {}) {
+        let cold = match self.sync_cold_reader(full, days) {
             Ok(c) => c,
             Err(e) if crate::index::store::is_busy(&e) => SyncReport { stale: true, ..Default::default() },
             Err(e) => return Err(e),
@@ -452,9 +458,12 @@ mod tests {
     #[test]
     fn plan_finds_new_changed_and_removed() {
         let known: HashMap<String, Known> = [
-            ("hot.md".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, hash: "a".into() }),
-            ("usage.json".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, hash: "b".into() }),
-            ("summaries/day/2026-10-20.md".to_string(), Known { size: 3, mtime_ns: 5, inode: 9, hash: "c".into() }),
+            ("hot.md".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, ctime_ns: 0, hash: "a".into() }),
+            ("usage.json".to_string(), Known { size: 10, mtime_ns: 5, inode: 9, ctime_ns: 0, hash: "b".into() }),
+            (
+                "summaries/day/2026-10-20.md".to_string(),
+                Known { size: 3, mtime_ns: 5, inode: 9, ctime_ns: 0, hash: "c".into() },
+            ),
         ]
         .into();
         let disk = vec![st("hot.md", 10), st("usage.json", 11), st("summaries/day/2026-10-21.md", 4)];

@@ -1,7 +1,11 @@
 //! [`Memory`]: one open data root — its files, its index and its configuration.
 //!
-//! Every query first brings the index up to date with the files ([`Memory::sync`]), so hand
-//! edits are seen by the next query. Every write takes the writer lock, writes the canonical
+//! Every query first brings the index up to date with the files it reads ([`Memory::sync`]),
+//! so hand edits are seen by the next query. A handle from [`Memory::open`] (long-lived: the
+//! MCP server, library users) keeps an inotify watch and checks nothing while no event is
+//! pending; one from [`Memory::open_per_call`] (one process per call: the CLI) keeps none and
+//! stats only the day files of the query's time window (every day file for an unwindowed
+//! query). Every write takes the writer lock, writes the canonical
 //! file atomically, then mirrors that file into the index.
 
 use std::collections::HashSet;
@@ -57,16 +61,32 @@ impl Memory {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn open(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
-        let (store, state, warnings) = Store::open(root.as_ref(), config)?;
+        let (store, state, warnings) = Store::open(root.as_ref(), config, false)?;
         // A reader's sync: it does not wait for another writer (an import, a rebuild) but
         // reports `stale` (issue 14, point 3); writes take the lock themselves.
         let open_report = store.sync_reader(state == OpenState::Fresh)?;
         Ok(Memory { store, open_report, warnings })
     }
 
+    /// Opens for one call in a short-lived process (the CLI). No sync at open (except the full
+    /// mirroring of a new or rebuilt index) and no inotify watch: each query then checks only
+    /// the day files it reads — a day window stats one file, an unwindowed query every file —
+    /// and mirrors what changed there before it runs, so its answer is the one
+    /// [`Memory::open`] would give. Usage hits the throttle holds back stay committed in the
+    /// index and are written to usage.json by the first later call past the throttle, not at
+    /// drop. Errors: as [`Memory::open`].
+    pub fn open_per_call(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
+        let (store, state, warnings) = Store::open(root.as_ref(), config, true)?;
+        let open_report = match state {
+            OpenState::Fresh => store.sync_with_progress(true, &mut |_| {})?,
+            OpenState::Current => SyncReport::default(),
+        };
+        Ok(Memory { store, open_report, warnings })
+    }
+
     /// Opens without mirroring anything: for `check`, which reports the index as it is.
     pub fn open_unsynced(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
-        let (store, _, warnings) = Store::open(root.as_ref(), config)?;
+        let (store, _, warnings) = Store::open(root.as_ref(), config, false)?;
         Ok(Memory { store, open_report: SyncReport::default(), warnings })
     }
 
@@ -135,7 +155,7 @@ impl Memory {
     /// A connection to the index (from this handle's pool; returned to it when dropped), for
     /// read-only SQL of your own: the schema is in `migrations/`. Writing through it bypasses
     /// the files, which are canonical, and is undone by the next rebuild. Errors: the pool
-    /// could not open a connection ([`Error::Pool`]).
+    /// could not open a connection ([`Error::Pool`](crate::Error::Pool)).
     pub fn conn(&self) -> Result<impl std::ops::DerefMut<Target = rusqlite::Connection>> {
         self.store.conn()
     }
@@ -144,7 +164,7 @@ impl Memory {
     /// Same-day identical tag + text → `added: false`; with a different `source`, only that
     /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
     /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
-    /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`]).
+    /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`](crate::Error::OutsideRoot)).
     ///
     /// ```
     /// use memlayers::{Config, Memory, WriteArgs};

@@ -141,9 +141,9 @@ impl Store {
     pub fn recent(&self, days: Option<i64>, limit: Option<i64>) -> Result<ListResult> {
         let days = check_range("days", days.unwrap_or(3), 1, 365)?;
         let limit = check_range("limit", limit.unwrap_or(50), 1, 200)?;
-        let stale = self.sync_reader(false)?.stale;
         let to = self.today();
         let from = to - chrono::Duration::days(days - 1);
+        let stale = self.sync_reader_scoped(false, crate::index::store::SyncScope::Days(from, to))?.stale;
         let (items, files, entries) = self.window_items(from, to, limit)?;
         self.record_hits(&items);
         Ok(ListResult {
@@ -174,7 +174,7 @@ impl Store {
             return Err(Error::bad("to", format!("range is {span} days; the limit is {MAX_RANGE_DAYS}")));
         }
         let limit = check_range("limit", limit.unwrap_or(50), 1, 200)?;
-        let stale = self.sync_reader(false)?.stale;
+        let stale = self.sync_reader_scoped(false, crate::index::store::SyncScope::Days(f, t))?.stale;
         let (items, files, entries) = self.window_items(f, t, limit)?;
         self.record_hits(&items);
         Ok(ListResult {

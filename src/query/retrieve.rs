@@ -30,6 +30,7 @@ use serde::Serialize;
 use crate::files::{local_date, local_midnight};
 use crate::index::Store;
 use crate::index::segment::{Piece, Probe, pieces};
+use crate::index::store::SyncScope;
 use crate::index::sync::id_range;
 use crate::query::search::{Mode, Query, ScoreParts};
 use crate::query::{Item, check_range, item_from_row};
@@ -55,7 +56,7 @@ pub enum TimeRange {
     },
 }
 
-/// Arguments of [`Memory::retrieve`].
+/// Arguments of [`Memory::retrieve`](crate::Memory::retrieve).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct RetrieveArgs {
     /// Natural-language query, possibly with a time expression ("上周 翻唱", "前天晚上我吃了什么").
@@ -132,7 +133,7 @@ pub struct Widened {
     pub end_date: NaiveDate,
 }
 
-/// Result of [`Memory::retrieve`].
+/// Result of [`Memory::retrieve`](crate::Memory::retrieve).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct RetrieveResult {
@@ -221,6 +222,17 @@ struct Gate {
     ts: Option<(DateTime<Utc>, DateTime<Utc>)>,
 }
 
+impl Gate {
+    /// The local dates (of the zone partitioning the files) whose day files the gate reads.
+    fn days(&self) -> SyncScope {
+        let day = |id: i64| crate::files::day_from_number(id >> crate::index::sync::ORDINAL_BITS);
+        match (day(self.range.0), day(self.range.1)) {
+            (Some(a), Some(b)) => SyncScope::Days(a, b),
+            _ => SyncScope::All,
+        }
+    }
+}
+
 impl Store {
     /// The gate for instants `[start, end)` covering local dates `[from, to_excl)` in `tz`:
     /// a pure rowid range when those are local midnights of the zone partitioning the files,
@@ -280,7 +292,7 @@ impl Store {
                 hits: vec![],
             }));
         };
-        let stale = self.sync_reader(false)?.stale;
+        let mut stale = false;
         let oq = or_query(&rest);
         if let Some((q, _)) = &oq {
             q.check_size("query")?;
@@ -293,6 +305,9 @@ impl Store {
                 None => self.gate(w.start, w.end, from, to_excl),
                 Some(_) => self.gate(local_midnight(from, tz), local_midnight(to_excl, tz), from, to_excl),
             };
+            // Only the window's day files can change this answer: check those (a per-call
+            // store stats just them; a watching store checks its inotify queue).
+            stale |= self.sync_reader_scoped(false, gate.days())?.stale;
             let candidates = self.count_in_gate(gate)?;
             let (hits, matched, fts, sql, strategy) = match &oq {
                 Some((q, _)) => {
@@ -353,13 +368,21 @@ impl Store {
 
     fn count_in_gate(&self, g: Gate) -> Result<i64> {
         let c = self.conn()?;
-        Ok(match g.ts {
-            None => c.query_row(
+        Ok(match (g.ts, g.days()) {
+            // Whole days: the per-file entry counts sync keeps (`files.entries` is the number of
+            // ids the day holds), one row per day instead of a walk over every entry row of
+            // the window (26 % of a `去年` call at 1M entries, issue 15).
+            (None, SyncScope::Days(a, b)) => c.query_row(
+                "SELECT coalesce(sum(entries), 0) FROM files WHERE path BETWEEN ?1 AND ?2",
+                params![crate::files::cold_rel(a), crate::files::cold_rel(b)],
+                |r| r.get(0),
+            )?,
+            (None, SyncScope::All) => c.query_row(
                 "SELECT count(*) FROM entries WHERE id BETWEEN ?1 AND ?2",
                 params![g.range.0, g.range.1],
                 |r| r.get(0),
             )?,
-            Some((a, b)) => c.query_row(
+            (Some((a, b)), _) => c.query_row(
                 "SELECT count(*) FROM entries WHERE id BETWEEN ?1 AND ?2 AND ts >= ?3 AND ts < ?4",
                 params![g.range.0, g.range.1, crate::files::entry::format_ts(a), crate::files::entry::format_ts(b)],
                 |r| r.get(0),

@@ -148,7 +148,8 @@ fn same_day_back(cx: &Ctx, unit: Unit) -> Option<DateSpan> {
     }
 }
 
-/// `N days|weeks|months|years ago` (N: digits, one…twelve, a/an) and the fuzzy `a few days ago`.
+/// `N days|weeks|months|years ago` (or `back`; N: digits, one…twelve, a/an) and the fuzzy `a few
+/// days ago`.
 pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
     let t = out.t;
     if let Some(e) = seq(t, i, &["a", "few", "days", "ago"]) {
@@ -158,7 +159,7 @@ pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
     let Some(j) = t.spaces(j) else { return };
     for (u, unit) in UNITS {
         if let Some(k) = t.word(j, u)
-            && let Some(e) = t.spaces(k).and_then(|k| t.word(k, "ago"))
+            && let Some(e) = t.spaces(k).and_then(|k| t.word(k, "ago").or_else(|| t.word(k, "back")))
         {
             if unit == Unit::Day {
                 out.push_day(e, cx.ago(unit, n), Head::Latin, Kind::Relative);
@@ -230,6 +231,9 @@ pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
         if let Some(e) = seq(t, k, &["year", "before", "last"]) {
             out.push(e, DateSpan::year(cx.today.year() - 2), Grain::Year, Head::Latin, Kind::Relative);
         }
+        if let Some(e) = seq(t, k, &["weekend", "before", "last"]) {
+            out.push(e, DateSpan::offsets(cx.mon, -9, -7), Grain::Range, Head::Latin, Kind::Relative);
+        }
         // the Wednesday before last: Wednesday of the week before last week (spec v2).
         if let Some((wd, e)) = weekday(t, k)
             && let Some(e) = t.spaces(e).and_then(|s| seq(t, s, &["before", "last"]))
@@ -290,6 +294,19 @@ pub(crate) fn weekdays(out: &mut Out, i: usize, cx: &Ctx) {
     for j in [Some(i), lead(t, i, "on")].into_iter().flatten() {
         if let Some((wd, e)) = weekday(t, j) {
             out.push_day(e, cx.bare_weekday(wd), Head::Latin, Kind::Weekday);
+            // Monday last week / Monday this week / Monday next week: that weekday of that week.
+            for (w, back) in [("last", 1i64), ("this", 0), ("next", -1)] {
+                if let Some(f) = t.spaces(e).and_then(|k| seq(t, k, &[w, "week"]))
+                    && let Some(mon) = add_days(cx.mon, -7 * back)
+                {
+                    out.push_day(
+                        f,
+                        DateSpan::offsets(mon, i64::from(wd), i64::from(wd) + 1),
+                        Head::Latin,
+                        Kind::Weekday,
+                    );
+                }
+            }
         }
     }
     if cx.after.is_some() {

@@ -54,7 +54,8 @@ struct Holiday {
 }
 
 /// The holidays. Fixed dates and lunar dates from the spec table; 感恩节 / Thanksgiving (US,
-/// fourth Thursday of November) is an addition of the same shape. One row per holiday.
+/// fourth Thursday of November), 母亲节 (second Sunday of May) and 父亲节 (third Sunday of June),
+/// as observed in China and the US, are additions of the same shape. One row per holiday.
 #[rustfmt::skip]
 const HOLIDAYS: &[Holiday] = &[
     Holiday { zh: &["元旦"], suffix_only: &[], en: &["new year's day", "new years day"], rule: Rule::Fixed(1, 1), period: None },
@@ -72,7 +73,9 @@ const HOLIDAYS: &[Holiday] = &[
     Holiday { zh: &["感恩节"], suffix_only: &[], en: &["thanksgiving day", "thanksgiving"], rule: Rule::NthWeekday(11, 4, 3), period: None },
     Holiday { zh: &["平安夜"], suffix_only: &[], en: &["christmas eve"], rule: Rule::Fixed(12, 24), period: None },
     Holiday { zh: &["圣诞节", "圣诞"], suffix_only: &[], en: &["christmas day", "christmas", "xmas"], rule: Rule::Fixed(12, 25), period: None },
-    Holiday { zh: &["除夕", "大年三十", "年三十"], suffix_only: &[], en: &["chinese new year's eve", "lunar new year's eve"], rule: Rule::LunarEve, period: None },
+    Holiday { zh: &["母亲节"], suffix_only: &[], en: &["mother's day", "mothers day"], rule: Rule::NthWeekday(5, 2, 6), period: None },
+    Holiday { zh: &["父亲节"], suffix_only: &[], en: &["father's day", "fathers day"], rule: Rule::NthWeekday(6, 3, 6), period: None },
+    Holiday { zh: &["除夕夜", "除夕", "大年三十", "年三十"], suffix_only: &[], en: &["chinese new year's eve", "lunar new year's eve"], rule: Rule::LunarEve, period: None },
     Holiday { zh: &["春节", "大年初一", "过年"], suffix_only: &[], en: &["chinese new year", "lunar new year", "spring festival"], rule: Rule::Lunar(1, 1), period: Some(Period { from: -1, to: 6 }) },
     Holiday { zh: &["元宵节", "元宵"], suffix_only: &[], en: &["lantern festival"], rule: Rule::Lunar(1, 15), period: None },
     Holiday { zh: &["端午节", "端午"], suffix_only: &[], en: &["dragon boat festival"], rule: Rule::Lunar(5, 5), period: None },
@@ -94,7 +97,7 @@ const AROUND_WORDS: [&str; 2] = ["前后", "左右"];
 const EN_PERIOD_WORDS: [&str; 5] = ["holidays", "holiday", "break", "vacation", "week"];
 
 /// Chars that start a Chinese holiday name (the scanner's cheap first-char filter).
-pub(crate) const ZH_FIRST: &str = "元情三妇五劳青六儿建教国十万双光感平圣除大年春端七中重清冬过";
+pub(crate) const ZH_FIRST: &str = "元情三妇五劳青六儿建教国十万双光感平圣除大年春端七中重清冬过母父";
 
 impl Holiday {
     /// The holiday's day in Gregorian year `y`.
@@ -156,7 +159,7 @@ fn readings(t: &Text, i: usize) -> Vec<(&'static Holiday, usize, Tail)> {
     }
     if t.starts_ascii(i) {
         for h in HOLIDAYS {
-            for name in h.en {
+            for name in h.en.iter().filter(|n| t.at(i) == n.chars().next()) {
                 let words: Vec<&str> = name.split(' ').collect();
                 let Some(e) = super::english::seq(t, i, &words) else { continue };
                 v.push((h, e, Tail::Day));

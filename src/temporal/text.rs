@@ -22,7 +22,7 @@ const TRAD_SIMP: &str = "週周個个兩两禮礼號号後后這这過过幾几�
     籟籁壇坛蠍蝎蠶蚕離离義义戰战視视況况氣气節节億亿萬万樓楼見见實实處处還还覺觉歷历鐘钟曉晓\
     陰阴陽阳寫写買买讓让價价錢钱燈灯夢梦團团場场側侧週周專专擊击倫伦涼凉鄉乡號号雜杂劃划\
     韓韩齊齐對对幫帮條条樣样裝装換换蓋盖鋼钢題题員员業业務务際际顯显細细盤盘稿稿層层餘余\
-    禪禅麼么臉脸纔才颱台風风雲云";
+    禪禅麼么臉脸纔才颱台風风雲云聖圣誕诞國国慶庆勞劳動动兒儿黨党軍军師师婦妇雙双黃黄曆历農农";
 
 static TRAD: LazyLock<HashMap<char, char>> = LazyLock::new(|| {
     let v: Vec<char> = TRAD_SIMP.chars().filter(|c| !c.is_whitespace()).collect();
@@ -196,6 +196,7 @@ mod tests {
         assert_eq!(normalize('週'), '周');
         assert_eq!(normalize('禮'), '礼');
         assert_eq!(normalize('鄰'), '邻');
+        assert_eq!(normalize('農'), '农');
     }
 
     #[test]

@@ -185,7 +185,7 @@ fn week_of_month(t: &Text, i: usize) -> Option<(u32, usize)> {
 }
 
 /// Bare N号 / N日 (N = 1..=31, spec v2): the latest day N on or before today; months without
-/// day N are skipped (on Mar 1, `30号` is Jan 30).
+/// day N are skipped (on Mar 1, `30号` is Jan 30). `N日` with a Chinese numeral needs N > 10.
 pub(crate) fn bare_day(out: &mut Out, i: usize, cx: &Ctx) {
     if cx.after.is_some() {
         return;
@@ -193,7 +193,11 @@ pub(crate) fn bare_day(out: &mut Out, i: usize, cx: &Ctx) {
     let t = out.t;
     let Some((d, k)) = bounded(t, i, 1, 31) else { return };
     let Some(k) = t.opt_spaces(k) else { return };
-    for e in ["日", "号"].into_iter().filter_map(|s| t.lit(k, s)) {
+    // With a Chinese numeral below 11, only 号: 一日 三日 十日 are also "one day", "three days",
+    // "ten days" (一日三餐, 十日谈); 二十一日 is the 21st.
+    let arabic = t.at(i).is_some_and(|c| c.is_ascii_digit());
+    let units: &[&str] = if arabic || d > 10 { &["日", "号"] } else { &["号"] };
+    for e in units.iter().filter_map(|s| t.lit(k, s)) {
         let span = (0..4).find_map(|back| {
             let (y, m) = shift_ym(cx.today.year(), cx.today.month(), -back)?;
             DateSpan::ymd(y, m, d).filter(|s| s.start <= cx.today)

@@ -12,7 +12,9 @@ mod common;
 mod rel;
 
 mod candidate_sink;
+mod change_detection;
 mod cli;
+mod cli_newcomer;
 mod concurrency;
 mod corrupt_state;
 mod engine_core;

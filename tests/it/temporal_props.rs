@@ -23,8 +23,9 @@ const ZONES: [Tz; 10] = [
     chrono_tz::America::St_Johns,
 ];
 
-/// Pieces that combine into time expressions, near-misses and noise.
-const FRAGMENTS: [&str; 64] = [
+/// Pieces that combine into time expressions, near-misses and noise (the spec's first table,
+/// then its version-2 rows and traps).
+const FRAGMENTS: &[&str] = &[
     "上",
     "上周",
     "这周",
@@ -89,6 +90,39 @@ const FRAGMENTS: [&str; 64] = [
     "ago",
     "March",
     "on",
+    "下",
+    "下周",
+    "明年",
+    "中秋",
+    "春节",
+    "国庆",
+    "除夕",
+    "清明",
+    "冬至",
+    "五一",
+    "假期",
+    "前后",
+    "以来",
+    "自从",
+    "从",
+    "开始",
+    "至今",
+    "半年",
+    "第一周",
+    "的今天",
+    "那天",
+    "《",
+    "》",
+    "每",
+    "陈",
+    "路",
+    "since",
+    "next",
+    "Christmas",
+    "the",
+    "21st",
+    "before",
+    "from",
 ];
 
 fn instant() -> impl Strategy<Value = DateTime<Utc>> {

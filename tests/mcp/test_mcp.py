@@ -185,7 +185,7 @@ async def run(root, log):
             with day.open("a", encoding="utf-8") as f:
                 f.write("- [2026-11-29T05:00:00.000Z] [饮食] 夜宵手写的烤串\n")
             subprocess.run([BIN, "write", "--data-root", str(root), "--now", "2026-11-29T06:00:00Z", "--tag", "饮食",
-                            "--", "- 命令行写的火锅蘸料"], check=True, capture_output=True)
+                            "- 命令行写的火锅蘸料"], check=True, capture_output=True)
             r = await c.ok("mem_by_tag", {"tag": "饮食"})
             assert [i["content"] for i in r["items"]] == ["- 命令行写的火锅蘸料", "夜宵手写的烤串", "晚饭吃了 火锅"], r
             assert (r["tag"], r["matched"], r["returned"]) == ("饮食", 3, 3)

@@ -28,7 +28,7 @@ pub const MAX_TEXT_CHARS: usize = 4000;
 /// Most code points in a tag (memlayers; the plugin sets none).
 pub const MAX_TAG_CHARS: usize = 64;
 
-/// Arguments of [`Memory::write`], as `mem_write(text, tag?, important?, source?)`.
+/// Arguments of [`Memory::write`](crate::Memory::write), as `mem_write(text, tag?, important?, source?)`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WriteArgs {
     /// The memory; line breaks and runs of whitespace become one space. 1–4000 code points.
@@ -41,7 +41,7 @@ pub struct WriteArgs {
     pub source: Option<Source>,
 }
 
-/// Result of [`Memory::write`], with the plugin's field names.
+/// Result of [`Memory::write`](crate::Memory::write), with the plugin's field names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct WriteResult {
@@ -337,6 +337,60 @@ impl Store {
         }
         Err(kept_changing(&path))
     }
+
+    /// Reads the cold file of `day` and computes its bytes with the accepted entries appended,
+    /// writing nothing (see [`PreparedDay`]). The caller holds the writer lock. Errors: `day`
+    /// outside what the layout can name (field `date`); a day file that is a symlink or not a
+    /// regular file ([`cas::read`]).
+    pub(crate) fn prepare_append<'e>(
+        &self,
+        day: NaiveDate,
+        entries: &'e [Entry],
+        keep: &mut dyn FnMut(&[Entry], &Entry) -> bool,
+    ) -> Result<PreparedDay<'e>> {
+        crate::files::check_nameable(day, "date")?;
+        let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
+        if let Some(dir) = path.parent() {
+            cas::clean_temps(dir);
+        }
+        let mut bytes = cas::read(&path)?.bytes;
+        let existing: Vec<Entry> = String::from_utf8_lossy(&bytes)
+            .split('\n')
+            .filter_map(|l| match parse_line(l) {
+                LineKind::Entry(e) => Some(e),
+                _ => None,
+            })
+            .collect();
+        let count = existing.len();
+        let old = bytes.clone();
+        let mut added = Vec::new();
+        let mut lines = count_lines(&bytes);
+        for e in entries {
+            if keep(&existing, e) {
+                added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
+            }
+        }
+        Ok(PreparedDay { day, path, old, count, bytes, added })
+    }
+}
+
+/// A day file's next content, computed by [`Store::prepare_append`] but not yet written: an
+/// import computes a batch of days, writes their files together
+/// ([`crate::files::atomic_write_all`]) and mirrors them in one index transaction.
+#[derive(Debug)]
+pub(crate) struct PreparedDay<'e> {
+    /// The local date.
+    pub day: NaiveDate,
+    /// The cold file's path.
+    pub path: std::path::PathBuf,
+    /// Its bytes before (what the index may already mirror).
+    pub old: Vec<u8>,
+    /// Entries in `old`.
+    pub count: usize,
+    /// Its bytes after.
+    pub bytes: Vec<u8>,
+    /// The appended entries with their 1-based line numbers in `bytes`.
+    pub added: Vec<(i64, &'e Entry)>,
 }
 
 /// The filter of [`Store::append_filtered`]: given the entries already in the day file and the

@@ -1,5 +1,5 @@
 //! Session auto-log on a data root (dsh-memory-layers v1.2 `autoLogOnSessionEnd` /
-//! `autoLogMinTurns`): the host calls [`Memory::session_end`] with the turns it saw; the record
+//! `autoLogMinTurns`): the host calls [`Memory::session_end`](crate::Memory::session_end) with the turns it saw; the record
 //! is built by [`crate::layers::session`] (pure) and appended to today's cold file.
 //!
 //! "Once per session" survives restarts and index rebuilds because the set of logged sessions
@@ -15,7 +15,7 @@ use crate::files::entry::{Source, format_ts};
 use crate::index::Store;
 use crate::layers::session::{SESSION_TAG, session_entry, session_key};
 
-/// Result of [`Memory::session_end`].
+/// Result of [`Memory::session_end`](crate::Memory::session_end).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SessionEndResult {

@@ -21,7 +21,7 @@ use crate::index::sync::id_range;
 use crate::layers::summary::{self, DaySource, ParsedSummary, Period, build_day, build_month, build_week, month_plan};
 use crate::layers::sync::LayerScope;
 
-/// Result of [`Memory::summarize`].
+/// Result of [`Memory::summarize`](crate::Memory::summarize).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SummarizeResult {
@@ -87,7 +87,7 @@ impl Store {
         self.summarize_period(period, date, force)
     }
 
-    /// [`Memory::summarize`] with typed arguments.
+    /// [`Memory::summarize`](crate::Memory::summarize) with typed arguments.
     pub fn summarize_period(&self, period: Period, date: NaiveDate, force: bool) -> Result<SummarizeResult> {
         self.sync()?;
         self.sync_layers(LayerScope::All, false, None)?;

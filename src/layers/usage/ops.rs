@@ -3,16 +3,16 @@
 //! (pure); this module does the I/O.
 //!
 //! * Every entry returned by recall / recent / by-tag / by-date / retrieve is a hit
-//!   ([`Memory::record_hits`]): its record decays to now, then `hits + 1`, `weight + 6` (cap
+//!   (`Store::record_hits`): its record decays to now, then `hits + 1`, `weight + 6` (cap
 //!   100), `lastHitAt = now`, in one transaction under the writer lock. A lock timeout (bounded
 //!   by [`USAGE_LOCK_TIMEOUT_MS`]) or any other failure is reported as a `log` warning and the query
 //!   goes on: queries never fail because of the ledger.
 //! * usage.json is rewritten from the table, atomically, when `usageThrottleMs` has passed
 //!   since the last write (the instant of that write is kept in the index's `meta` table, so
-//!   the throttle holds across processes), and by [`Memory::flush_usage`], which dropping a
-//!   [`Memory`] with unwritten hits calls. Before a write, records at least one whole day past
+//!   the throttle holds across processes), and by [`Memory::flush_usage`](crate::Memory::flush_usage), which dropping a
+//!   [`Memory`](crate::Memory) with unwritten hits calls. Before a write, records at least one whole day past
 //!   their decay anchor are decayed (the plugin decays on every read of the ledger).
-//! * Ranking reads decayed weights ([`Memory::weights`]): `Record::weight_at(now)`, 50 for an
+//! * Ranking reads decayed weights (`Store::weights`): `Record::weight_at(now)`, 50 for an
 //!   entry never hit, with one `SELECT … WHERE key IN (…)` per call.
 //! * Byte compatibility: records are written in the order their keys entered the ledger (the
 //!   order JavaScript keeps, and the order of the file they were read from), and the file ends
@@ -40,6 +40,10 @@ use crate::{Error, Result};
 pub const USAGE_LOCK_TIMEOUT_MS: u64 = 2_000;
 /// `meta` key: UTC instant (ms since the epoch) of the last usage.json write.
 pub const META_LAST_WRITE: &str = "usage_last_write_ms";
+/// `meta` key, present (`1`) while the usage table holds hits that a per-call store
+/// (`Memory::open_per_call`) committed but did not write to usage.json (the throttle held);
+/// removed by every usage.json write.
+pub const META_PENDING: &str = "usage_pending";
 /// `meta` key: `1` when usage.json ends with a newline (as last read or written), `0` if not.
 pub const META_FINAL_NEWLINE: &str = "usage_final_newline";
 
@@ -292,7 +296,7 @@ impl Store {
     }
 
     /// After a change of the table: writes usage.json when the throttle allows, else marks
-    /// this handle as holding unwritten changes (written by [`Memory::flush_usage`] / drop).
+    /// this handle as holding unwritten changes (written by [`Memory::flush_usage`](crate::Memory::flush_usage) / drop).
     pub(crate) fn usage_changed(&self, lock: &WriterLock) -> Result<()> {
         let c = self.conn()?;
         let last = meta_get(&c, META_LAST_WRITE)?
@@ -302,8 +306,33 @@ impl Store {
             self.write_usage_file(lock)?;
         } else {
             self.usage_pending.store(true, Ordering::Relaxed);
+            if !self.watching {
+                // A per-call store does not flush at drop (one usage.json write and its two
+                // fsyncs per CLI call, issue 15): the hits are committed in the index, and this
+                // mark makes the first later call past the throttle write them out.
+                meta_set(&c, META_PENDING, "1")?;
+            }
         }
         Ok(())
+    }
+
+    /// Writes usage.json when a per-call store left hits unwritten ([`META_PENDING`]) and
+    /// `usageThrottleMs` has passed since the last write (by this store's clock). Called when
+    /// a per-call store is dropped; otherwise one `meta` read. Returns true when written.
+    /// Errors: lock timeout, I/O.
+    pub(crate) fn flush_due_usage(&self) -> Result<bool> {
+        let c = self.conn()?;
+        if meta_get(&c, META_PENDING)?.is_none() {
+            return Ok(false);
+        }
+        let last = meta_get(&c, META_LAST_WRITE)?
+            .and_then(|v| v.parse::<i64>().ok())
+            .and_then(DateTime::<Utc>::from_timestamp_millis);
+        drop(c);
+        if !should_write(last, self.now(), self.config().usage_throttle_ms) {
+            return Ok(false);
+        }
+        self.flush_usage()
     }
 
     /// Writes usage.json from the table (after the decay pass) when its bytes differ from the
@@ -317,6 +346,7 @@ impl Store {
         let bytes = file_bytes(&tx)?;
         let empty: bool = tx.query_row("SELECT NOT EXISTS (SELECT 1 FROM usage)", [], |r| r.get(0))?;
         meta_set(&tx, META_LAST_WRITE, &ms(now))?;
+        tx.execute("DELETE FROM meta WHERE key = ?1", [META_PENDING])?;
         tx.commit()?;
         drop(c);
         self.usage_pending.store(false, Ordering::Relaxed);
@@ -340,7 +370,7 @@ impl Store {
     /// Writes pending ledger changes to usage.json now, regardless of the throttle (the
     /// plugin's "进程退出前会把没落盘的命中补写"). A hand edit of usage.json made since this
     /// index last wrote or read it wins (it is loaded first). Returns true when the file was
-    /// written. Errors: lock timeout, I/O. Called (errors ignored) when a [`Memory`] with
+    /// written. Errors: lock timeout, I/O. Called (errors ignored) when a [`Memory`](crate::Memory) with
     /// unwritten hits is dropped.
     pub fn flush_usage(&self) -> Result<bool> {
         if self.read_only.is_some() {
@@ -403,11 +433,17 @@ impl Store {
 }
 
 impl Drop for Store {
-    /// Flushes hits this handle recorded but the throttle held back (errors go to the `log` crate).
+    /// Flushes hits this handle recorded but the throttle held back (errors go to the `log`
+    /// crate). A per-call store instead writes usage.json only when hits are pending in the
+    /// index (its own or an earlier call's) and the throttle has passed; otherwise it leaves
+    /// them to a later call.
     fn drop(&mut self) {
-        if self.usage_pending.load(Ordering::Relaxed)
-            && let Err(e) = self.flush_usage()
-        {
+        let r = if self.watching {
+            if self.usage_pending.load(Ordering::Relaxed) { self.flush_usage().map(|_| ()) } else { Ok(()) }
+        } else {
+            self.flush_due_usage().map(|_| ())
+        };
+        if let Err(e) = r {
             log::warn!("usage.json not flushed: {e}");
         }
     }
