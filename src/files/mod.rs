@@ -10,6 +10,7 @@
 //! <root>/summaries/month/2026-10.md
 //! <root>/usage.json
 //! <root>/index.sqlite3                   derived, rebuildable (memlayers)
+//! <root>/memlayers.json                  the zone the files are dated in (memlayers, `zone`)
 //! ```
 //!
 //! The writer lock is an `flock` on the root folder itself ([`lock`]).
@@ -21,6 +22,7 @@ pub mod cas;
 pub mod entry;
 pub mod identity;
 pub mod lock;
+pub mod zone;
 
 use std::fs;
 use std::io::Write;

@@ -25,6 +25,8 @@ use crate::{Config, Error, Result};
 pub struct Store {
     pub(crate) root: PathBuf,
     pub(crate) config: Config,
+    /// The zone the root's files are dated in (`files::zone`: recorded in memlayers.json).
+    partition_tz: Tz,
     pool: DbPool,
     fixed_now: Option<DateTime<Utc>>,
     /// True while this handle holds usage hits not yet written to usage.json (usage ops).
@@ -69,7 +71,7 @@ impl Store {
         }
         std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
         let read_only = crate::files::read_only_cause(&root);
-        let (pool, state, warnings, ro_index) = match &read_only {
+        let (pool, state, mut warnings, ro_index) = match &read_only {
             None => {
                 let (pool, state, warnings) = index::open(&root.join(index::INDEX_FILE), per_call)?;
                 (pool, state, warnings, None)
@@ -87,9 +89,12 @@ impl Store {
                 (pool, state, vec![w], Some(ro))
             }
         };
+        let zone = crate::files::zone::resolve(&root, config.timezone);
+        warnings.extend(zone.warnings);
         let store = Store {
             root,
             config,
+            partition_tz: zone.zone,
             pool,
             fixed_now: None,
             usage_pending: Default::default(),
@@ -116,7 +121,7 @@ impl Store {
         })
     }
 
-    /// Today's local date in the configured time zone.
+    /// Today's local date in the zone the root's files are dated in ([`Store::tz`]).
     pub fn today(&self) -> NaiveDate {
         crate::files::local_date(self.now(), self.tz())
     }
@@ -131,8 +136,15 @@ impl Store {
         &self.config
     }
 
-    /// The configured time zone (partitions cold files; frames time expressions).
+    /// The zone the root's files are dated in: recorded in `memlayers.json` (`files::zone`),
+    /// else the configured one. It partitions cold files by local date.
     pub fn tz(&self) -> Tz {
+        self.partition_tz
+    }
+
+    /// The configured zone (`--tz`, config `timezone`): frames time expressions. Differs from
+    /// [`Store::tz`] only when the root records another zone (a warning at open says so).
+    pub fn frame_tz(&self) -> Tz {
         self.config.timezone
     }
 
