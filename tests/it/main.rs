@@ -22,6 +22,7 @@ mod example_archive;
 mod heavy;
 mod hostile_paths;
 mod import_archives;
+mod import_dsh_layers;
 mod import_engine;
 mod layers_acceptance;
 mod layers_files;
