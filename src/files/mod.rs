@@ -11,6 +11,7 @@
 //! <root>/usage.json
 //! <root>/index.sqlite3                   derived, rebuildable (memlayers)
 //! <root>/.lock                           writer lock (memlayers)
+//! <root>/memlayers.json                  the zone the files are dated in (memlayers, `zone`)
 //! ```
 //!
 //! Nothing outside the root is ever read or written: every path is built here from dates and
@@ -19,6 +20,7 @@
 pub mod entry;
 pub mod identity;
 pub mod lock;
+pub mod zone;
 
 use std::fs;
 use std::io::Write;

@@ -155,6 +155,7 @@
 
 mod clock;
 mod dsh;
+pub mod dsh_layers;
 mod filename;
 mod format;
 mod frontmatter;
@@ -173,6 +174,7 @@ use chrono::NaiveDate;
 use serde::Serialize;
 
 pub use clock::{WrittenTime, leading_time};
+pub use dsh_layers::LayersImported;
 pub use filename::day_from_file_name;
 pub use format::Format;
 pub use hygiene::{Decoded, Normalized, decode, normalize};

@@ -41,6 +41,9 @@ pub struct ImportReport {
     pub days_changed: usize,
     /// What the scan found: days, files read, skipped files by reason, warnings.
     pub scan: ScanSummary,
+    /// dsh format only: what was merged from the source's hot.md, summaries/ and usage.json.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layers: Option<super::LayersImported>,
 }
 
 impl Store {
@@ -64,7 +67,7 @@ impl Store {
             return Err(Error::bad("path", "a daily-notes archive must not contain or be inside the data root"));
         }
         // One writer lock for the whole import (held until the end of this function).
-        let _lock = self.lock()?;
+        let lock = self.lock()?;
         let (mut found, mut added, mut changed, mut done) = (0usize, 0usize, 0usize, 0usize);
         let (mut first, mut last, mut days_with_entries) = (None, None, 0usize);
         // Days arrive from the scan one by one and are written in batches: the files of a batch
@@ -93,6 +96,7 @@ impl Store {
             if batch.len() == IMPORT_BATCH_DAYS { flush(&mut batch, total) } else { Ok(()) }
         })?;
         flush(&mut batch, total_days)?;
+        let layers = if format == Format::Dsh { Some(self.import_dsh_layers(&lock, path)?) } else { None };
         let mut summary = report.summary();
         summary.days = days_with_entries;
         summary.entries = found;
@@ -107,6 +111,7 @@ impl Store {
             entries_already_present: found - added,
             days_changed: changed,
             scan: summary,
+            layers,
         })
     }
 

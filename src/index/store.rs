@@ -25,6 +25,8 @@ use crate::{Config, Error, Result};
 pub struct Store {
     pub(crate) root: PathBuf,
     pub(crate) config: Config,
+    /// The zone the root's files are dated in (`files::zone`: recorded in memlayers.json).
+    partition_tz: Tz,
     pool: DbPool,
     fixed_now: Option<DateTime<Utc>>,
     /// True while this handle holds usage hits not yet written to usage.json (usage ops).
@@ -64,10 +66,13 @@ impl Store {
             return Err(Error::bad("data-root", format!("{} exists and is not a folder", root.display())));
         }
         std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
-        let (pool, state, warnings) = index::open(&root.join(index::INDEX_FILE), per_call)?;
+        let (pool, state, mut warnings) = index::open(&root.join(index::INDEX_FILE), per_call)?;
+        let zone = crate::files::zone::resolve(&root, config.timezone);
+        warnings.extend(zone.warnings);
         let store = Store {
             root,
             config,
+            partition_tz: zone.zone,
             pool,
             fixed_now: None,
             usage_pending: Default::default(),
@@ -92,7 +97,7 @@ impl Store {
         })
     }
 
-    /// Today's local date in the configured time zone.
+    /// Today's local date in the zone the root's files are dated in ([`Store::tz`]).
     pub fn today(&self) -> NaiveDate {
         crate::files::local_date(self.now(), self.tz())
     }
@@ -107,8 +112,15 @@ impl Store {
         &self.config
     }
 
-    /// The configured time zone (partitions cold files; frames time expressions).
+    /// The zone the root's files are dated in: recorded in `memlayers.json` (`files::zone`),
+    /// else the configured one. It partitions cold files by local date.
     pub fn tz(&self) -> Tz {
+        self.partition_tz
+    }
+
+    /// The configured zone (`--tz`, config `timezone`): frames time expressions. Differs from
+    /// [`Store::tz`] only when the root records another zone (a warning at open says so).
+    pub fn frame_tz(&self) -> Tz {
         self.config.timezone
     }
 

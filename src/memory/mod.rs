@@ -130,7 +130,7 @@ impl Memory {
         self.store.now()
     }
 
-    /// Today's local date in the configured time zone.
+    /// Today's local date in the zone the root's files are dated in ([`Memory::tz`]).
     pub fn today(&self) -> NaiveDate {
         self.store.today()
     }
@@ -145,7 +145,9 @@ impl Memory {
         self.store.config()
     }
 
-    /// The configured time zone (partitions cold files; frames time expressions).
+    /// The zone the root's files are dated in (recorded in `memlayers.json` at the first open,
+    /// else the configured one): it partitions cold files by local date. Time expressions are
+    /// framed in the configured zone (config `timezone`, `--tz`) or the call's.
     pub fn tz(&self) -> Tz {
         self.store.tz()
     }
@@ -329,9 +331,12 @@ impl Memory {
         self.store.by_tag(tag, limit)
     }
 
-    /// Time-gated retrieval (module docs). Errors: `limit` outside 1–50, an invalid explicit
-    /// range (field `time_range`), or — without a window — a query with nothing to search
-    /// (as recall, field `keyword`).
+    /// Natural-language retrieval, time-gated when the question holds a time expression
+    /// (`query::retrieve` module docs): stop words removed, OR-scored BM25, the one score of
+    /// `recall`; without a time expression the same search over the whole archive. Errors:
+    /// `limit` outside 1–50, an invalid explicit range (field `time_range`), or a question with
+    /// more than 2048 distinct probes (field `query`). A question of stop words only returns an
+    /// empty result (without a window) or the window's newest entries.
     ///
     /// ```
     /// use memlayers::{Config, Memory, RetrieveArgs, WindowSource, WriteArgs};

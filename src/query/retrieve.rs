@@ -63,7 +63,8 @@ pub struct RetrieveArgs {
     pub query: String,
     /// Explicit window; skips time parsing.
     pub time_range: Option<TimeRange>,
-    /// Zone for time words and date ranges; default config `timezone`.
+    /// Zone for time words and date ranges; default config `timezone`. Entries are still
+    /// filtered by their UTC instants over the root's own day partition (`files::zone`).
     pub tz: Option<Tz>,
     /// 1–50, default 10 (as recall).
     pub limit: Option<i64>,
@@ -246,7 +247,7 @@ impl Store {
     /// (as recall, field `keyword`).
     pub fn retrieve(&self, args: &RetrieveArgs) -> Result<RetrieveResult> {
         let limit = check_range("limit", args.limit.unwrap_or(10), 1, 50)? as usize;
-        let tz = args.tz.unwrap_or(self.tz());
+        let tz = args.tz.unwrap_or(self.frame_tz());
         let (window, source, rest) = match args.time_range {
             Some(r) => (Some(explicit_window(r, tz)?), WindowSource::Explicit, args.query.clone()),
             None if args.no_time => (None, WindowSource::None, args.query.clone()),

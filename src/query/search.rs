@@ -1,5 +1,5 @@
-//! Keyword search over the FTS5 index: query building from segmented terms, BM25 ranking with
-//! bounded tie-breakers, and `recall` (dsh-memory-layers v1.2 `mem_recall`).
+//! Keyword search over the FTS5 index: query building from segmented terms, the one ranking of
+//! recall and retrieve, and `recall` (dsh-memory-layers v1.2 `mem_recall`).
 //!
 //! ## Ranking: one documented score for `recall` and `retrieve`
 //!

@@ -314,7 +314,8 @@ pub(crate) fn weekdays(out: &mut Out, i: usize, cx: &Ctx) {
     }
     let leads = ["over", "on", "at", "during"].iter().filter_map(|w| lead(t, i, w));
     for j in std::iter::once(i).chain(leads) {
-        if let Some(e) = seq(t, j, &["the", "weekend"]) {
+        let weekend = [&["the", "weekend"][..], &["this", "past", "weekend"], &["the", "past", "weekend"]];
+        if let Some(e) = weekend.iter().find_map(|ws| seq(t, j, ws)) {
             let from = if cx.today.weekday().num_days_from_monday() >= 5 { 5 } else { -2 };
             out.push(e, DateSpan::offsets(cx.mon, from, from + 2), Grain::Range, Head::Latin, Kind::Relative);
         }

@@ -238,11 +238,7 @@ pub(crate) fn with_filler(t: &Text, end: usize) -> usize {
 /// `start`, moved back over one preposition of [`EN_PREPOSITIONS`] and the spaces after it.
 pub(crate) fn with_preposition(t: &Text, start: usize) -> usize {
     let Some(w) = prev_word(t, start).filter(|w| EN_PREPOSITIONS.contains(&w.as_str())) else { return start };
-    let mut j = start;
-    while j > 0 && t.at(j - 1).is_some_and(char::is_whitespace) {
-        j -= 1;
-    }
-    j - w.chars().count()
+    t.opt_spaces_before(start) - w.chars().count()
 }
 
 /// The English word before `start` (after 1–3 spaces), lowercased; at most 12 letters.

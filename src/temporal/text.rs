@@ -148,6 +148,16 @@ impl Text {
         Some(j)
     }
 
+    /// Zero to [`MAX_SPACES`] whitespace chars before `i`: the index where they start (at most
+    /// [`MAX_SPACES`] back, so every look-behind stays bounded).
+    pub(crate) fn opt_spaces_before(&self, i: usize) -> usize {
+        let mut j = i;
+        while j > 0 && i - j < MAX_SPACES && self.at(j - 1).is_some_and(char::is_whitespace) {
+            j -= 1;
+        }
+        j
+    }
+
     /// The original text of chars `[a, b)`.
     pub(crate) fn slice(&self, a: usize, b: usize) -> String {
         self.orig[a.min(self.orig.len())..b.min(self.orig.len())].iter().collect()

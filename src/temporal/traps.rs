@@ -27,16 +27,25 @@ pub(crate) const QUOTES: [(char, char); 6] =
 
 /// Marks every char inside a quote pair (the quotes included). An opening quote without its
 /// closing quote marks nothing.
+///
+/// Linear time: once a closing quote is known to be absent from the rest of the text, later
+/// openers of that kind are not searched again.
 pub(crate) fn quoted(norm: &[char]) -> Vec<bool> {
     let mut mask = vec![false; norm.len()];
+    let mut unclosed = [false; QUOTES.len()];
     let mut i = 0;
     while i < norm.len() {
-        if let Some(&(_, close)) = QUOTES.iter().find(|(open, _)| *open == norm[i])
-            && let Some(k) = norm[i + 1..].iter().position(|&c| c == close)
+        if let Some(q) = QUOTES.iter().position(|(open, _)| *open == norm[i])
+            && !unclosed[q]
         {
-            mask[i..=i + 1 + k].iter_mut().for_each(|m| *m = true);
-            i += k + 2;
-            continue;
+            match norm[i + 1..].iter().position(|&c| c == QUOTES[q].1) {
+                Some(k) => {
+                    mask[i..=i + 1 + k].iter_mut().for_each(|m| *m = true);
+                    i += k + 2;
+                    continue;
+                }
+                None => unclosed[q] = true,
+            }
         }
         i += 1;
     }
@@ -101,10 +110,7 @@ const RECURRENCE_LIST: &str = "一二三四五六七八九十日天周星期礼�
 /// True if the expression at `start` is right after a recurrence word (and an optional 的), or
 /// in a list that one begins (每周一和周三).
 fn after_recurrence(t: &Text, start: usize) -> bool {
-    let mut j = start;
-    while j > 0 && t.at(j - 1).is_some_and(char::is_whitespace) {
-        j -= 1;
-    }
+    let mut j = t.opt_spaces_before(start);
     if j > 0 && t.at(j - 1) == Some('的') {
         j -= 1;
     }
@@ -166,17 +172,10 @@ const EN_LEADS: [&str; 16] = [
 /// a name, not the weekday).
 fn capitalised_prev(t: &Text, start: usize) -> bool {
     let Some(w) = super::glue::prev_word(t, start).filter(|w| !w.is_empty()) else { return false };
-    let mut j = start;
-    while j > 0 && t.at(j - 1).is_some_and(char::is_whitespace) {
-        j -= 1;
-    }
-    let first = j - w.chars().count();
+    let first = t.opt_spaces_before(start) - w.chars().count();
     // A capitalised first word of the text or sentence is not a name (`Was Monday busy?`).
     let sentence_start = first == 0 || t.before(first).is_some_and(|c| ".!?。！？\n".contains(c)) || {
-        let mut k = first;
-        while k > 0 && t.at(k - 1).is_some_and(char::is_whitespace) {
-            k -= 1;
-        }
+        let k = t.opt_spaces_before(first);
         k == 0 || t.before(k).is_some_and(|c| ".!?。！？".contains(c))
     };
     !sentence_start && t.orig_at(first).is_some_and(|c| c.is_ascii_uppercase()) && !EN_LEADS.contains(&w.as_str())

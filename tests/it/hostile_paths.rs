@@ -65,9 +65,11 @@ fn path_like_tags_text_and_sources_stay_text_inside_the_day_file() {
     write(&m, "/etc/passwd", Some("/tmp"), Some(src.clone())).unwrap();
     write(&m, "cold/../../x", Some("..\\..\\windows"), None).unwrap();
     assert_eq!(snapshot(&s.outside), before);
-    // Only the day file, the index and the lock exist in the root.
-    let files: Vec<String> =
-        rel::all_files(&s.root).into_iter().filter(|f| !f.starts_with("index.sqlite3") && f != ".lock").collect();
+    // Only the day file, the index, the lock and the zone record exist in the root.
+    let files: Vec<String> = rel::all_files(&s.root)
+        .into_iter()
+        .filter(|f| !f.starts_with("index.sqlite3") && f != ".lock" && f != "memlayers.json")
+        .collect();
     assert_eq!(files, ["cold/2026-10/2026-10-21.md"]);
     let text = std::fs::read_to_string(s.root.join("cold/2026-10/2026-10-21.md")).unwrap();
     assert_eq!(

@@ -58,9 +58,10 @@ fn row01_hot_get_without_a_file_is_empty_and_creates_nothing() {
     m.hot_get().unwrap();
     assert_eq!(names(), after_open);
     drop(m);
-    // Only the index and its lock file (derived, not memory data) exist.
+    // Only the index, its lock file and the root's zone record (memlayers' own, not memory
+    // data) exist.
     let left = names();
-    assert!(left.iter().all(|n| n.starts_with("index.sqlite3") || n == ".lock"), "{left:?}");
+    assert!(left.iter().all(|n| n.starts_with("index.sqlite3") || n == ".lock" || n == "memlayers.json"), "{left:?}");
 }
 
 /// 冷层可召回：`mem_recall` 扫描全部月份目录，跨月返回.

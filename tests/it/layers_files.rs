@@ -28,7 +28,7 @@ fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
             let rel = p.strip_prefix(root).unwrap().to_string_lossy().into_owned();
             if p.is_dir() {
                 walk(root, &p, out);
-            } else if !rel.starts_with("index.sqlite3") && rel != ".lock" {
+            } else if !rel.starts_with("index.sqlite3") && rel != ".lock" && rel != "memlayers.json" {
                 out.push((rel, std::fs::read(&p).unwrap()));
             }
         }

@@ -246,7 +246,9 @@ proptest! {
 fn hundred_thousand_chars() {
     let now: DateTime<Utc> = "2026-11-22T02:00:00Z".parse().unwrap();
     let tz = chrono_tz::Asia::Shanghai;
-    for unit in ["1", "一", "上", "周", "年", "月", "a ", " ", "last ", "十", "-", "q", "3/", "周期"] {
+    for unit in
+        ["1", "一", "上", "周", "年", "月", "a ", " ", "last ", "十", "-", "q", "3/", "周期", "《", "\"", "每", "从"]
+    {
         let body = unit.repeat(100_000 / unit.chars().count());
         let r = parse(&body, now, tz);
         assert!(r.window.is_none(), "{unit:?} repeated gave {:?}", r.window.map(|w| w.matched));

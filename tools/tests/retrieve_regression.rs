@@ -41,7 +41,7 @@ fn no_time_intent_means_the_parser_changes_nothing() {
     .map(|s| s.to_string())
     .collect();
     let sample = m.by_date("2025-12-01", "2026-11-29", Some(200)).unwrap();
-    // The listing records usage hits (they feed the tie-breakers): do the same on the twin root.
+    // The listing records usage hits (they feed the ranking): do the same on the twin root.
     m2.by_date("2025-12-01", "2026-11-29", Some(200)).unwrap();
     for (k, item) in sample.items.iter().enumerate() {
         let chars: Vec<char> = item.content.chars().filter(|c| !c.is_whitespace()).collect();

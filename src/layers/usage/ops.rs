@@ -358,6 +358,21 @@ impl Store {
         Ok(true)
     }
 
+    /// Stores `records` (key, record) in the ledger as they are, then writes usage.json. For
+    /// merging another data root's ledger at import; the caller holds the writer lock.
+    /// Errors: index, I/O.
+    pub(crate) fn put_usage_records_locked(&self, lock: &WriterLock, records: &[(String, Record)]) -> Result<()> {
+        let mut c = self.conn()?;
+        let tx = c.transaction()?;
+        for (k, r) in records {
+            upsert(&tx, k, r, None)?;
+        }
+        tx.commit()?;
+        drop(c);
+        self.write_usage_file(lock)?;
+        Ok(())
+    }
+
     /// Writes pending ledger changes to usage.json now, regardless of the throttle (the
     /// plugin's "进程退出前会把没落盘的命中补写"). A hand edit of usage.json made since this
     /// index last wrote or read it wins (it is loaded first). Returns true when the file was
