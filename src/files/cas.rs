@@ -216,40 +216,153 @@ pub fn replace(path: &Path, snap: &Snapshot, bytes: &[u8]) -> Result<Outcome> {
     let dir = path.parent().ok_or_else(|| Error::OutsideRoot(path.to_path_buf()))?;
     fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
     let tmp = write_temp(path, dir, bytes)?;
-    let result = (|| -> Result<Outcome> {
-        if snap.ident.is_none() {
-            // Create only if absent: `link` fails when the name exists.
-            match fs::hard_link(&tmp, path) {
-                Ok(()) => {
-                    let _ = fs::remove_file(&tmp);
-                    sync_dir(dir);
-                    return Ok(Outcome::Done { raced: false });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => return Ok(Outcome::Changed),
-                // File systems without hard links: check, then rename.
-                Err(_) => {
-                    if fs::symlink_metadata(path).is_ok() {
-                        return Ok(Outcome::Changed);
-                    }
-                    fs::rename(&tmp, path).map_err(|e| Error::io(path, e))?;
-                    sync_dir(dir);
-                    return Ok(Outcome::Done { raced: false });
-                }
-            }
-        }
-        if !unchanged(path, snap)? {
-            return Ok(Outcome::Changed);
-        }
-        if !swap_in(&tmp, path, snap.file.as_ref()).map_err(|e| Error::io(path, e))? {
-            return Ok(Outcome::Changed);
-        }
-        sync_dir(dir);
-        Ok(Outcome::Done { raced: salvage(path, snap)? })
-    })();
+    let result = put(path, snap, &tmp);
     if !matches!(result, Ok(Outcome::Done { .. })) || fs::symlink_metadata(&tmp).is_ok() {
         let _ = fs::remove_file(&tmp);
     }
+    if matches!(result, Ok(Outcome::Done { .. })) {
+        sync_dir(dir);
+    }
     result
+}
+
+/// The second half of [`replace`]: puts the fsynced temp file `tmp` at `path` if the path
+/// still holds what `snap` read (creates it if it did not exist and still does not). The
+/// caller fsyncs the folder and removes `tmp` when it is left over.
+fn put(path: &Path, snap: &Snapshot, tmp: &Path) -> Result<Outcome> {
+    if snap.ident.is_none() {
+        // Create only if absent: `link` fails when the name exists.
+        return match fs::hard_link(tmp, path) {
+            Ok(()) => {
+                let _ = fs::remove_file(tmp);
+                Ok(Outcome::Done { raced: false })
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(Outcome::Changed),
+            // File systems without hard links: check, then rename.
+            Err(_) => {
+                if fs::symlink_metadata(path).is_ok() {
+                    return Ok(Outcome::Changed);
+                }
+                fs::rename(tmp, path).map_err(|e| Error::io(path, e))?;
+                Ok(Outcome::Done { raced: false })
+            }
+        };
+    }
+    if !unchanged(path, snap)? {
+        return Ok(Outcome::Changed);
+    }
+    if !swap_in(tmp, path, snap.file.as_ref()).map_err(|e| Error::io(path, e))? {
+        return Ok(Outcome::Changed);
+    }
+    Ok(Outcome::Done { raced: salvage(path, snap)? })
+}
+
+/// True when writing `bytes` over the file of `snap` is a pure append that [`append`] can do:
+/// the file exists, `bytes` starts with what was read, and what was read is empty or ends
+/// with a newline.
+pub fn is_pure_append(snap: &Snapshot, bytes: &[u8]) -> bool {
+    snap.ident.is_some()
+        && bytes.len() > snap.bytes.len()
+        && bytes.starts_with(&snap.bytes)
+        && (snap.bytes.is_empty() || snap.bytes.ends_with(b"\n"))
+}
+
+/// [`append`] or [`replace`] for many files at once, with the same compare-and-swap guarantee
+/// for each (a file changed since its [`read`] is left alone: [`Outcome::Changed`]; a file
+/// that did not exist is only created if it still does not) and fewer waits, for imports
+/// (issue 14 point 1; issue 15 for the batching). Items are (path, snapshot, new bytes).
+/// A pure append ([`is_pure_append`]) goes through `O_APPEND` on the descriptor that was read,
+/// so a hand `>>` at the same instant lands next to it; anything else (a new file, a file
+/// without a final newline) is a temp file swapped in. The appends and the temp files are
+/// written and fsynced by [`crate::files::WRITE_THREADS`] threads together, the swaps are
+/// done in order, and each distinct folder is fsynced once. Returns one outcome per item, in
+/// order. Errors: the first I/O error, naming its file (temp files not yet swapped in are
+/// removed; files already written keep their complete new bytes).
+pub fn write_all(items: &[(&Path, &Snapshot, &[u8])]) -> Result<Vec<Outcome>> {
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    // Per item: the append's outcome, or the temp file to swap in.
+    enum Step {
+        Appended(Outcome),
+        Temp(PathBuf),
+    }
+    let steps: Vec<Mutex<Option<Step>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    let next = AtomicUsize::new(0);
+    let failed: Mutex<Option<Error>> = Mutex::new(None);
+    let one = |(path, snap, bytes): &(&Path, &Snapshot, &[u8])| -> Result<Step> {
+        if is_pure_append(snap, bytes) {
+            return Ok(Step::Appended(append(path, snap, &bytes[snap.bytes.len()..])?));
+        }
+        let dir = path.parent().ok_or_else(|| Error::OutsideRoot(path.to_path_buf()))?;
+        fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        Ok(Step::Temp(write_temp(path, dir, bytes)?))
+    };
+    std::thread::scope(|s| {
+        for _ in 0..crate::files::WRITE_THREADS.min(items.len()) {
+            s.spawn(|| {
+                loop {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    if i >= items.len() || failed.lock().unwrap_or_else(|p| p.into_inner()).is_some() {
+                        break;
+                    }
+                    match one(&items[i]) {
+                        Ok(step) => *steps[i].lock().unwrap_or_else(|p| p.into_inner()) = Some(step),
+                        Err(e) => {
+                            failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(e);
+                            break;
+                        }
+                    }
+                }
+            });
+        }
+    });
+    let mut steps: Vec<Option<Step>> =
+        steps.into_iter().map(|m| m.into_inner().unwrap_or_else(|p| p.into_inner())).collect();
+    let remove_temps = |steps: &[Option<Step>]| {
+        for st in steps.iter().flatten() {
+            if let Step::Temp(t) = st {
+                let _ = fs::remove_file(t);
+            }
+        }
+    };
+    if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
+        remove_temps(&steps);
+        return Err(e);
+    }
+    let mut outcomes = Vec::with_capacity(items.len());
+    let mut dirs: Vec<&Path> = Vec::new();
+    for i in 0..items.len() {
+        let (path, snap, _) = items[i];
+        let outcome = match steps[i].take() {
+            Some(Step::Appended(o)) => o,
+            Some(Step::Temp(tmp)) => {
+                let r = put(path, snap, &tmp);
+                if !matches!(r, Ok(Outcome::Done { .. })) || fs::symlink_metadata(&tmp).is_ok() {
+                    let _ = fs::remove_file(&tmp);
+                }
+                match r {
+                    Ok(o) => {
+                        if let (Outcome::Done { .. }, Some(d)) = (o, path.parent())
+                            && !dirs.contains(&d)
+                        {
+                            dirs.push(d);
+                        }
+                        o
+                    }
+                    Err(e) => {
+                        remove_temps(&steps[i + 1..]);
+                        return Err(e);
+                    }
+                }
+            }
+            None => unreachable!("every item was written or the batch failed"),
+        };
+        outcomes.push(outcome);
+    }
+    for d in dirs {
+        sync_dir(d);
+    }
+    Ok(outcomes)
 }
 
 /// Puts `tmp` at `path` if `path` still holds the file open as `old`. On Linux and macOS an

@@ -1,8 +1,13 @@
 //! The write side of an import: a [`ScanReport`](super::ScanReport) becomes canonical cold
 //! files in the data root, then index rows.
 //!
-//! Per day, the planned entries are appended to `cold/YYYY-MM/YYYY-MM-DD.md` in one atomic
-//! rewrite, under one writer lock for the whole import. Idempotence is by multiset on
+//! Per day, the planned entries are appended to `cold/YYYY-MM/YYYY-MM-DD.md` under one writer
+//! lock for the whole import, with compare-and-swap ([`crate::files::cas`]): with `O_APPEND`
+//! to a file that ends with a newline (a hand `>>` at the same instant lands next to the
+//! import's lines), else by an atomic rewrite that is done only if the file is still what was
+//! read, and a new day file only if none was created meanwhile. A day file edited by hand
+//! during the import is read again and its entries decided again: a hand edit is never
+//! overwritten. Idempotence is by multiset on
 //! (tag, text) within the day: a planned entry is added only when the day file holds fewer
 //! copies of that tag + text than the plan does. So importing the same archive twice adds
 //! nothing, an archive that gained days or entries adds only those, edits above an entry in
@@ -15,8 +20,11 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::{DayPlan, Format, ScanSummary, scan_each};
+use crate::files::cas::{self, Outcome};
 use crate::files::entry::Entry;
+use crate::files::lock::WriterLock;
 use crate::index::Store;
+use crate::layers::cold::kept_changing;
 use crate::{Error, Result};
 
 /// Days an import writes and mirrors together (files written side by side, one index
@@ -79,7 +87,7 @@ impl Store {
         // of it, and only one batch of days is in memory at a time.
         let mut batch: Vec<DayPlan> = Vec::with_capacity(IMPORT_BATCH_DAYS);
         let mut flush = |batch: &mut Vec<DayPlan>, total: usize| -> Result<()> {
-            let (a, c) = self.import_batch(batch)?;
+            let (a, c) = self.import_batch(&lock, batch)?;
             added += a;
             changed += c;
             done += batch.len();
@@ -118,43 +126,80 @@ impl Store {
     }
 
     /// Appends one batch of planned days (module docs: multiset idempotence), writes their
-    /// files together and mirrors them in one transaction. Returns (entries added, days
-    /// changed). The caller holds the writer lock.
-    fn import_batch(&self, days: &[DayPlan]) -> Result<(usize, usize)> {
+    /// files together with compare-and-swap ([`crate::files::cas::write_all`]) and mirrors
+    /// them in one transaction. A day file that changed between its read and its write (a hand
+    /// edit during the import) is not written: it is read again and its entries decided again,
+    /// in a next round with the other changed days (at most [`cas::MAX_REDO`] rounds). A day
+    /// written while someone appended next to it is mirrored from the file as it is now.
+    /// Returns (entries added, days changed). The caller holds the writer lock.
+    fn import_batch(&self, lock: &WriterLock, days: &[DayPlan]) -> Result<(usize, usize)> {
         let entries: Vec<Vec<Entry>> =
             days.iter().map(|d| d.entries.iter().map(|e| e.entry.clone()).collect()).collect();
         let (mut added, mut changed) = (0, 0);
-        let mut prepared = Vec::new();
-        for (day, es) in days.iter().zip(&entries) {
-            let mut planned: HashMap<(String, String), usize> = HashMap::new();
-            let mut existing: Option<HashMap<(String, String), usize>> = None;
-            let p = self.prepare_append(day.day, es, &mut |have, e| {
-                let have = existing.get_or_insert_with(|| {
-                    let mut m = HashMap::new();
-                    for x in have {
-                        *m.entry((x.tag.clone(), x.content.clone())).or_default() += 1;
+        let mut todo: Vec<usize> = (0..days.len()).collect();
+        for _ in 0..cas::MAX_REDO {
+            if todo.is_empty() {
+                return Ok((added, changed));
+            }
+            let mut prepared = Vec::new();
+            for &i in &todo {
+                let p = self.prepare_append(days[i].day, &entries[i], &mut multiset_keep())?;
+                if !p.added.is_empty() {
+                    prepared.push((i, p));
+                }
+            }
+            let items: Vec<(&Path, &cas::Snapshot, &[u8])> =
+                prepared.iter().map(|(_, p)| (p.path.as_path(), &p.snap, p.bytes.as_slice())).collect();
+            let outcomes = cas::write_all(&items)?;
+            let mut redo = Vec::new();
+            let mut raced = Vec::new();
+            let mut c = self.conn()?;
+            let tx = c.transaction()?;
+            for ((i, p), o) in prepared.iter().zip(outcomes) {
+                match o {
+                    Outcome::Changed => redo.push(*i),
+                    Outcome::Done { raced: r } => {
+                        added += p.added.len();
+                        changed += 1;
+                        if r {
+                            raced.push(p.day);
+                        } else {
+                            self.mirror_appended_in(&tx, p.day, &p.snap.bytes, p.count, &p.bytes, &p.added)?;
+                        }
                     }
-                    m
-                });
-                let key = (e.tag.clone(), e.content.clone());
-                let n = planned.entry(key.clone()).or_default();
-                *n += 1;
-                *n > have.get(&key).copied().unwrap_or(0)
-            })?;
-            added += p.added.len();
-            if !p.added.is_empty() {
-                changed += 1;
-                prepared.push(p);
+                }
+            }
+            tx.commit()?;
+            for day in raced {
+                self.mirror_day(lock, day)?;
+            }
+            todo = redo;
+        }
+        match todo.first() {
+            None => Ok((added, changed)),
+            Some(&i) => {
+                Err(kept_changing(&crate::files::safe_join(self.root(), &crate::files::cold_rel(days[i].day))?))
             }
         }
-        let files: Vec<(&Path, &[u8])> = prepared.iter().map(|p| (p.path.as_path(), p.bytes.as_slice())).collect();
-        crate::files::atomic_write_all(&files)?;
-        let mut c = self.conn()?;
-        let tx = c.transaction()?;
-        for p in &prepared {
-            self.mirror_appended_in(&tx, p.day, &p.old, p.count, &p.bytes, &p.added)?;
-        }
-        tx.commit()?;
-        Ok((added, changed))
+    }
+}
+
+/// The filter of an import (module docs): a planned entry is kept when the day file holds
+/// fewer copies of its (tag, text) than the plan has so far. One filter per day and read.
+fn multiset_keep() -> impl FnMut(&[Entry], &Entry) -> bool {
+    let mut planned: HashMap<(String, String), usize> = HashMap::new();
+    let mut existing: Option<HashMap<(String, String), usize>> = None;
+    move |have, e| {
+        let have = existing.get_or_insert_with(|| {
+            let mut m = HashMap::new();
+            for x in have {
+                *m.entry((x.tag.clone(), x.content.clone())).or_default() += 1;
+            }
+            m
+        });
+        let key = (e.tag.clone(), e.content.clone());
+        let n = planned.entry(key.clone()).or_default();
+        *n += 1;
+        *n > have.get(&key).copied().unwrap_or(0)
     }
 }

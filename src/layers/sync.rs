@@ -228,6 +228,10 @@ fn apply(c: &mut Connection, root: &Path, p: &LayerPlan, known: &HashMap<String,
     }
     for f in &p.check {
         let path = root.join(&f.rel);
+        if f.kind == LayerKind::Usage {
+            apply_usage(&tx, root, f, known, &mut rep)?;
+            continue;
+        }
         let bytes = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
@@ -235,32 +239,72 @@ fn apply(c: &mut Connection, root: &Path, p: &LayerPlan, known: &HashMap<String,
         };
         let f = LayerStat { size: bytes.len() as i64, ..f.clone() };
         if known.get(&f.rel).is_some_and(|k| k.hash == sha1_hex(&bytes)) {
-            tx.execute(
-                "UPDATE layer_files SET size = ?2, mtime_ns = ?3, inode = ?4 WHERE path = ?1",
-                params![f.rel, f.size, f.mtime_ns, f.inode],
-            )?;
+            update_stat(&tx, &f)?;
             continue;
-        }
-        if f.kind == LayerKind::Usage {
-            if let crate::layers::usage::LoadStatus::Corrupt(why) =
-                crate::layers::usage::ops::replace_from_file(&tx, Some(&bytes))?
-            {
-                // The ledger is rebuilt as the plugin promises, but the unreadable bytes are
-                // kept beside it first: a hand edit gone wrong can be repaired, not just lost.
-                let aside = (0..)
-                    .map(|n| root.join(format!("usage.json.corrupt-{n}")))
-                    .find(|p| !p.exists())
-                    .expect("a free name");
-                crate::files::atomic_write(&aside, &bytes)?;
-                rep.usage_corrupt = Some(format!("{why}; the unreadable file was kept as {}", aside.display()));
-            }
-            rep.usage_reloaded = true;
         }
         upsert_row(&tx, &f, &bytes)?;
         rep.files_mirrored += 1;
     }
     tx.commit()?;
     Ok(rep)
+}
+
+/// Records a new stat for a layer file whose bytes did not change.
+fn update_stat(c: &Connection, f: &LayerStat) -> Result<()> {
+    c.execute(
+        "UPDATE layer_files SET size = ?2, mtime_ns = ?3, inode = ?4 WHERE path = ?1",
+        params![f.rel, f.size, f.mtime_ns, f.inode],
+    )?;
+    Ok(())
+}
+
+/// The usage.json part of [`apply`], streamed (issue 14 point 8: a 100 MB ledger took 674 MB
+/// read whole): one pass hashes the file (constant memory) to skip a file whose bytes are
+/// what the row records; otherwise a second pass through the same descriptor parses it
+/// straight into the usage table ([`crate::layers::usage::ops::reload`]) and the row records
+/// the digest of what was parsed. An unreadable ledger is emptied and its bytes kept beside it.
+fn apply_usage(
+    tx: &rusqlite::Transaction,
+    root: &Path,
+    f: &LayerStat,
+    known: &HashMap<String, Known>,
+    rep: &mut LayerReport,
+) -> Result<()> {
+    use crate::layers::usage::ops;
+    use std::io::{Seek, SeekFrom};
+    let path = root.join(&f.rel);
+    let mut file = match std::fs::File::open(&path) {
+        Ok(file) => file,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(Error::io(&path, e)),
+    };
+    let d = ops::digest_of(&file).map_err(|e| Error::io(&path, e))?;
+    if known.get(&f.rel).is_some_and(|k| k.hash == d.sha1) {
+        return update_stat(tx, &LayerStat { size: d.size, ..f.clone() });
+    }
+    file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(&path, e))?;
+    let (status, digest) = ops::reload(tx, Some(&file))?;
+    let d = digest.unwrap_or(d);
+    if let crate::layers::usage::LoadStatus::Corrupt(why) = status {
+        // The ledger is rebuilt as the plugin promises, but the unreadable bytes are kept
+        // beside it first: a hand edit gone wrong can be repaired, not just lost.
+        let aside =
+            (0..).map(|n| root.join(format!("usage.json.corrupt-{n}"))).find(|p| !p.exists()).expect("a free name");
+        let mut bytes = Vec::new();
+        file.seek(SeekFrom::Start(0))
+            .and_then(|_| std::io::Read::read_to_end(&mut file, &mut bytes))
+            .map_err(|e| Error::io(&path, e))?;
+        crate::files::atomic_write(&aside, &bytes)?;
+        rep.usage_corrupt = Some(format!("{why}; the unreadable file was kept as {}", aside.display()));
+    }
+    rep.usage_reloaded = true;
+    tx.prepare_cached(
+        "INSERT OR REPLACE INTO layer_files(path, kind, size, mtime_ns, inode, hash, chars, body) \
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL)",
+    )?
+    .execute(params![f.rel, f.kind.as_str(), d.size, f.mtime_ns, f.inode, d.sha1, d.chars])?;
+    rep.files_mirrored += 1;
+    Ok(())
 }
 
 /// The layer files of one [`LayerScope`] as a [`Mirror`]: into `layer_files` (and `usage`).

@@ -353,7 +353,8 @@ impl Store {
         if let Some(dir) = path.parent() {
             cas::clean_temps(dir);
         }
-        let mut bytes = cas::read(&path)?.bytes;
+        let snap = cas::read(&path)?;
+        let mut bytes = snap.bytes.clone();
         let existing: Vec<Entry> = String::from_utf8_lossy(&bytes)
             .split('\n')
             .filter_map(|l| match parse_line(l) {
@@ -362,7 +363,6 @@ impl Store {
             })
             .collect();
         let count = existing.len();
-        let old = bytes.clone();
         let mut added = Vec::new();
         let mut lines = count_lines(&bytes);
         for e in entries {
@@ -370,21 +370,22 @@ impl Store {
                 added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
             }
         }
-        Ok(PreparedDay { day, path, old, count, bytes, added })
+        Ok(PreparedDay { day, path, snap, count, bytes, added })
     }
 }
 
 /// A day file's next content, computed by [`Store::prepare_append`] but not yet written: an
-/// import computes a batch of days, writes their files together
-/// ([`crate::files::atomic_write_all`]) and mirrors them in one index transaction.
+/// import computes a batch of days, writes their files together with compare-and-swap
+/// ([`cas::write_all`]) and mirrors them in one index transaction.
 #[derive(Debug)]
 pub(crate) struct PreparedDay<'e> {
     /// The local date.
     pub day: NaiveDate,
     /// The cold file's path.
     pub path: std::path::PathBuf,
-    /// Its bytes before (what the index may already mirror).
-    pub old: Vec<u8>,
+    /// The file as read (its bytes: what the index may already mirror; its identity and
+    /// descriptor: what the compare-and-swap write checks).
+    pub snap: cas::Snapshot,
     /// Entries in `old`.
     pub count: usize,
     /// Its bytes after.

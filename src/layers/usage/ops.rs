@@ -18,15 +18,13 @@
 //!   order JavaScript keeps, and the order of the file they were read from), and the file ends
 //!   with a newline exactly when the last file read did (new files: with one).
 
-use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
-use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
-use serde::{Deserialize, Serialize};
 
 use crate::files::entry::format_ts;
 use crate::files::lock::WriterLock;
@@ -124,117 +122,194 @@ fn meta_set(c: &Connection, k: &str, v: &str) -> Result<()> {
     Ok(())
 }
 
-/// The keys of the `entries` object of a ledger text, in file order (empty when unreadable).
-pub fn key_order(text: &str) -> Vec<String> {
-    struct Keys(Vec<String>);
-    impl<'de> Deserialize<'de> for Keys {
-        fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Keys, D::Error> {
-            struct V;
-            impl<'de> Visitor<'de> for V {
-                type Value = Keys;
-                fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
-                    f.write_str("an object")
-                }
-                fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> std::result::Result<Keys, A::Error> {
-                    let mut out = Vec::new();
-                    while let Some(k) = m.next_key::<String>()? {
-                        m.next_value::<IgnoredAny>()?;
-                        out.push(k);
-                    }
-                    Ok(Keys(out))
-                }
-            }
-            d.deserialize_map(V)
-        }
-    }
-    #[derive(Deserialize)]
-    struct Top {
-        entries: Keys,
-    }
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    serde_json::from_str::<Top>(text).map(|t| t.entries.0).unwrap_or_default()
+/// What [`reload`] learnt about the bytes it streamed: their sha1 (lowercase hex), their
+/// length, their code points (UTF-8 lead bytes), whether they end with a newline.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Digest {
+    /// Lowercase hex SHA-1 of the bytes.
+    pub sha1: String,
+    /// Length in bytes.
+    pub size: i64,
+    /// Code points (bytes that are not UTF-8 continuation bytes).
+    pub chars: i64,
+    /// The last byte is `\n`.
+    pub final_newline: bool,
 }
 
-/// Replaces the usage table from usage.json's bytes (`None`: the file is gone). Tolerant per
-/// [`Ledger::parse`]: an unreadable file empties the table and returns `Corrupt`. Content
-/// texts already known for surviving keys are kept.
-pub fn replace_from_file(tx: &Transaction, bytes: Option<&[u8]>) -> Result<LoadStatus> {
-    let text = match bytes.map(std::str::from_utf8) {
-        None => None,
-        Some(Ok(t)) => Some(t),
-        Some(Err(e)) => {
-            tx.execute("DELETE FROM usage", [])?;
-            return Ok(LoadStatus::Corrupt(format!("not UTF-8: {e}")));
+/// A reader that hashes and counts what passes through it.
+struct Tap<R> {
+    inner: R,
+    sha: sha1::Sha1,
+    size: i64,
+    chars: i64,
+    last: Option<u8>,
+}
+
+impl<R: std::io::Read> std::io::Read for Tap<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        use sha1::Digest as _;
+        let n = self.inner.read(buf)?;
+        self.sha.update(&buf[..n]);
+        self.size += n as i64;
+        self.chars += buf[..n].iter().filter(|b| (**b & 0xC0) != 0x80).count() as i64;
+        if n > 0 {
+            self.last = Some(buf[n - 1]);
         }
-    };
-    let (ledger, status) = Ledger::parse(text);
-    let texts: HashMap<String, String> = {
-        let mut st = tx.prepare("SELECT key, text FROM usage WHERE text IS NOT NULL")?;
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?
-    };
-    tx.execute("DELETE FROM usage", [])?;
-    // File order (first occurrence of each key), then any key the order reader missed.
-    let mut seen = std::collections::HashSet::new();
-    let mut order: Vec<String> = text.map(key_order).unwrap_or_default();
-    order.retain(|k| ledger.entries.contains_key(k) && seen.insert(k.clone()));
-    order.extend(ledger.entries.keys().filter(|k| seen.insert((*k).clone())).cloned());
-    for k in &order {
-        upsert(tx, k, &ledger.entries[k], texts.get(k).map(String::as_str))?;
+        Ok(n)
     }
-    if status == LoadStatus::Ok
-        && let Some(t) = text
-    {
-        meta_set(tx, META_FINAL_NEWLINE, if t.ends_with('\n') { "1" } else { "0" })?;
+}
+
+impl<R> Tap<R> {
+    fn new(inner: R) -> Tap<R> {
+        use sha1::Digest as _;
+        Tap { inner, sha: sha1::Sha1::new(), size: 0, chars: 0, last: None }
     }
-    Ok(status)
+
+    fn digest(self) -> Digest {
+        use sha1::Digest as _;
+        let sha1 = self.sha.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        Digest { sha1, size: self.size, chars: self.chars, final_newline: self.last == Some(b'\n') }
+    }
+}
+
+/// The [`Digest`] of everything `reader` yields, read in 64 KiB pieces (constant memory).
+pub fn digest_of<R: std::io::Read>(reader: R) -> std::io::Result<Digest> {
+    let mut tap = Tap::new(reader);
+    std::io::copy(&mut tap, &mut std::io::sink())?;
+    Ok(tap.digest())
+}
+
+/// Replaces the usage table from usage.json's bytes (`None`: the file is gone), streamed
+/// from `src`: records go into the table as they are parsed, so memory stays bounded by the
+/// largest record plus SQLite's page cache, whatever the file's size (issue 14 point 8).
+/// Tolerant per [`Ledger::parse`]: an unreadable file empties the table and returns
+/// `Corrupt`. Records keep the file's order (first occurrence of a key; a later occurrence
+/// updates its values, as a JSON object's last duplicate wins); content texts already known
+/// for surviving keys are kept. Returns the status and the digest of the bytes read (`None`
+/// when there is no file). Errors: I/O while reading, index.
+pub fn reload<R: std::io::Read>(tx: &Transaction, src: Option<R>) -> Result<(LoadStatus, Option<Digest>)> {
+    let Some(src) = src else {
+        tx.execute("DELETE FROM usage", [])?;
+        return Ok((LoadStatus::Missing, None));
+    };
+    // Rows up to `base` are the old table; rows above it are this file's, in file order.
+    let base: i64 = tx.query_row("SELECT coalesce(max(rowid), 0) FROM usage", [], |r| r.get(0))?;
+    let mut tap = Tap::new(src);
+    let status = {
+        let mut find = tx.prepare_cached("SELECT rowid, text FROM usage WHERE key = ?1")?;
+        let mut del = tx.prepare_cached("DELETE FROM usage WHERE rowid = ?1")?;
+        let mut insert = tx.prepare_cached(
+            "INSERT INTO usage(rowid, key, hits, first_hit_at, last_hit_at, weight, last_decay_at, text) \
+             VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        )?;
+        // Explicit rowids: SQLite would reuse the rowid of a row just deleted at the top.
+        let mut next = base;
+        let mut each = |k: String, r: Record| -> Result<()> {
+            let old: Option<(i64, Option<String>)> =
+                find.query_row([&k], |row| Ok((row.get(0)?, row.get(1)?))).optional()?;
+            let text = match old {
+                // Seen earlier in this file: update in place (keeps its position).
+                Some((rowid, _)) if rowid > base => return upsert(tx, &k, &r, None),
+                // Known from before: moved to the new order with its text.
+                Some((rowid, text)) => {
+                    del.execute([rowid])?;
+                    text
+                }
+                None => None,
+            };
+            next += 1;
+            insert.execute(params![
+                next,
+                k,
+                r.hits.min(i64::MAX as u64) as i64,
+                r.first_hit_at.map(format_ts),
+                r.last_hit_at.map(format_ts),
+                r.weight,
+                r.last_decay_at.map(format_ts),
+                text
+            ])?;
+            Ok(())
+        };
+        crate::layers::usage::parse_stream(&mut tap, &mut each)?
+    };
+    // Read what the parser left (trailing bytes after an error) so the digest is the file's.
+    std::io::copy(&mut tap, &mut std::io::sink()).map_err(|e| Error::io(USAGE_FILE, e))?;
+    let digest = tap.digest();
+    if status == LoadStatus::Ok {
+        tx.execute("DELETE FROM usage WHERE rowid <= ?1", [base])?;
+        meta_set(tx, META_FINAL_NEWLINE, if digest.final_newline { "1" } else { "0" })?;
+    } else {
+        tx.execute("DELETE FROM usage", [])?;
+    }
+    Ok((status, Some(digest)))
+}
+
+/// [`reload`] from bytes in memory (`None`: the file is gone).
+pub fn replace_from_file(tx: &Transaction, bytes: Option<&[u8]>) -> Result<LoadStatus> {
+    Ok(reload(tx, bytes)?.0)
 }
 
 /// The usage.json bytes of the table: the layout of [`Ledger::to_json`] (two-space JSON,
 /// `version` then `entries`, record fields in the plugin's order) with the records in ledger
-/// order and the final newline as recorded (module docs).
+/// order and the final newline as recorded (module docs). Records are serialised straight
+/// from the query, one at a time: the bytes are the only copy of the ledger in memory.
 pub fn file_bytes(c: &Connection) -> Result<Vec<u8>> {
-    struct Ordered(Vec<(String, Record)>);
-    impl Serialize for Ordered {
+    type RowIter<'a> = dyn Iterator<Item = rusqlite::Result<(String, Record)>> + 'a;
+    struct Streamed<'r, 'a>(std::cell::RefCell<&'r mut RowIter<'a>>);
+    impl Serialize for Streamed<'_, '_> {
         fn serialize<S: Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
-            let mut m = s.serialize_map(Some(self.0.len()))?;
-            for (k, r) in &self.0 {
-                m.serialize_entry(k, r)?;
+            let mut m = s.serialize_map(None)?;
+            for row in &mut **self.0.borrow_mut() {
+                let (k, r) = row.map_err(serde::ser::Error::custom)?;
+                m.serialize_entry(&k, &r)?;
             }
             m.end()
         }
     }
     #[derive(Serialize)]
-    struct File {
+    struct File<'r, 'a> {
         version: u64,
-        entries: Ordered,
+        entries: Streamed<'r, 'a>,
     }
-    let entries = load_all(c)?.into_iter().map(|(k, r, _)| (k, r)).collect();
-    let mut s =
-        serde_json::to_string_pretty(&File { version: crate::layers::usage::VERSION, entries: Ordered(entries) })
-            .map_err(|e| Error::Json { what: USAGE_FILE.into(), source: e })?;
+    let sql = format!("SELECT {RECORD_COLUMNS} FROM usage ORDER BY rowid");
+    let mut st = c.prepare_cached(&sql)?;
+    let mut rows = st.query_map([], record_from_row)?;
+    let iter: &mut RowIter<'_> = &mut rows;
+    let file = File { version: crate::layers::usage::VERSION, entries: Streamed(std::cell::RefCell::new(iter)) };
+    let mut out = Vec::new();
+    serde_json::to_writer_pretty(&mut out, &file).map_err(|e| Error::Json { what: USAGE_FILE.into(), source: e })?;
     if meta_get(c, META_FINAL_NEWLINE)?.as_deref() != Some("0") {
-        s.push('\n');
+        out.push(b'\n');
     }
-    Ok(s.into_bytes())
+    Ok(out)
 }
 
+/// Records decayed per statement batch in [`decay_due`].
+const DECAY_BATCH: usize = 4096;
+
 /// Decays (and stores) every record at least one whole day past its decay anchor; returns how
-/// many changed. Uses the `usage_decay` expression index.
+/// many changed. Uses the `usage_decay` expression index to find them (their rowids), then
+/// decays them [`DECAY_BATCH`] at a time, so memory does not grow with the ledger.
 pub fn decay_due(c: &Connection, now: DateTime<Utc>, half_life_days: f64) -> Result<usize> {
     let cutoff = format_ts(now - chrono::Duration::days(1));
-    let sql = format!(
-        "SELECT {RECORD_COLUMNS} FROM usage WHERE coalesce(last_decay_at, last_hit_at, first_hit_at, '') <= ?1"
-    );
-    let mut ledger = Ledger::default();
-    for row in c.prepare_cached(&sql)?.query_map([cutoff], record_from_row)? {
-        let (k, r) = row?;
-        ledger.entries.insert(k, r);
+    let due: Vec<i64> = c
+        .prepare_cached("SELECT rowid FROM usage WHERE coalesce(last_decay_at, last_hit_at, first_hit_at, '') <= ?1")?
+        .query_map([cutoff], |r| r.get(0))?
+        .collect::<rusqlite::Result<_>>()?;
+    let sql = format!("SELECT {RECORD_COLUMNS} FROM usage WHERE rowid IN (SELECT value FROM json_each(?1))");
+    for chunk in due.chunks(DECAY_BATCH) {
+        let ids = serde_json::to_string(chunk).map_err(|e| Error::Json { what: "usage rowids".into(), source: e })?;
+        let mut ledger = Ledger::default();
+        for row in c.prepare_cached(&sql)?.query_map([ids], record_from_row)? {
+            let (k, r) = row?;
+            ledger.entries.insert(k, r);
+        }
+        ledger.decay(now, half_life_days);
+        for (k, r) in &ledger.entries {
+            upsert(c, k, r, None)?;
+        }
     }
-    ledger.decay(now, half_life_days);
-    for (k, r) in &ledger.entries {
-        upsert(c, k, r, None)?;
-    }
-    Ok(ledger.entries.len())
+    Ok(due.len())
 }
 
 fn ms(t: DateTime<Utc>) -> String {
@@ -351,12 +426,16 @@ impl Store {
         drop(c);
         self.usage_pending.store(false, Ordering::Relaxed);
         let path = self.root().join(USAGE_FILE);
-        let on_disk = match std::fs::read(&path) {
-            Ok(b) => Some(b),
+        // Compared by digest, read in pieces: the file is not held in memory beside `bytes`.
+        let on_disk = match std::fs::File::open(&path) {
+            Ok(f) => Some(digest_of(f).map_err(|e| Error::io(&path, e))?),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
             Err(e) => return Err(Error::io(&path, e)),
         };
-        if on_disk.as_deref() == Some(&bytes[..]) || (on_disk.is_none() && empty) {
+        let same = on_disk
+            .as_ref()
+            .is_some_and(|d| d.size == bytes.len() as i64 && d.sha1 == crate::index::sync::sha1_hex(&bytes));
+        if same || (on_disk.is_none() && empty) {
             return Ok(false);
         }
         match self.write_layer(lock, USAGE_FILE, &bytes) {
@@ -468,11 +547,62 @@ impl Drop for Store {
 mod tests {
     use super::*;
 
+    fn db() -> Connection {
+        let c = Connection::open_in_memory().unwrap();
+        c.execute_batch(
+            "CREATE TABLE usage (key TEXT NOT NULL UNIQUE, hits INTEGER NOT NULL, first_hit_at TEXT, \
+             last_hit_at TEXT, weight REAL NOT NULL, last_decay_at TEXT, text TEXT); \
+             CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT);",
+        )
+        .unwrap();
+        c
+    }
+
+    fn rows(c: &Connection) -> Vec<(String, i64, f64, Option<String>)> {
+        c.prepare("SELECT key, hits, weight, text FROM usage ORDER BY rowid")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
     #[test]
-    fn key_order_is_file_order() {
-        let t = r#"{"version":1,"entries":{"zz":{"hits":1},"aa":{"hits":2},"mm":5}}"#;
-        assert_eq!(key_order(t), ["zz", "aa", "mm"]);
-        assert!(key_order("{").is_empty());
-        assert!(key_order(r#"{"version":1,"entries":[]}"#).is_empty());
+    fn reload_streams_in_file_order_and_keeps_known_texts() {
+        let mut c = db();
+        let tx = c.transaction().unwrap();
+        let first = "\u{feff}{\"version\":1,\"entries\":{\"zz\":{\"hits\":1},\"aa\":{\"hits\":2},\"mm\":5}}";
+        let (status, d) = reload(&tx, Some(first.as_bytes())).unwrap();
+        assert_eq!(status, LoadStatus::Ok);
+        let d = d.unwrap();
+        assert_eq!((d.size, d.final_newline), (first.len() as i64, false));
+        assert_eq!(d.sha1, crate::index::sync::sha1_hex(first.as_bytes()));
+        // "mm" is not an object: dropped. Missing weights read 50.
+        assert_eq!(rows(&tx), [("zz".into(), 1, 50.0, None), ("aa".into(), 2, 50.0, None)]);
+        tx.execute("UPDATE usage SET text = '火锅' WHERE key = 'aa'", []).unwrap();
+        // New order, a duplicate key (the last value wins, the first position stays), a key gone.
+        let second = "{\"version\":1,\"entries\":{\"aa\":{\"hits\":7},\"bb\":{\"weight\":10},\"aa\":{\"hits\":9}}}\n";
+        let (status, d) = reload(&tx, Some(second.as_bytes())).unwrap();
+        assert_eq!((status, d.unwrap().final_newline), (LoadStatus::Ok, true));
+        assert_eq!(rows(&tx), [("aa".into(), 9, 50.0, Some("火锅".into())), ("bb".into(), 0, 10.0, None)]);
+        // Unreadable halfway: the table is emptied, nothing of the half read stays.
+        let (status, _) = reload(&tx, Some(&b"{\"version\":1,\"entries\":{\"cc\":{\"hits\":1},"[..])).unwrap();
+        assert!(matches!(status, LoadStatus::Corrupt(_)), "{status:?}");
+        assert!(rows(&tx).is_empty());
+        // Version after entries, and wrong: emptied too.
+        let (status, _) = reload(&tx, Some(&b"{\"entries\":{\"cc\":{}},\"version\":2}"[..])).unwrap();
+        assert_eq!(status, LoadStatus::Corrupt("version is Some(2), expected 1".into()));
+        assert!(rows(&tx).is_empty());
+    }
+
+    #[test]
+    fn file_bytes_streams_the_plugin_layout() {
+        let mut c = db();
+        let tx = c.transaction().unwrap();
+        assert_eq!(file_bytes(&tx).unwrap(), b"{\n  \"version\": 1,\n  \"entries\": {}\n}\n");
+        reload(&tx, Some(&b"{\"version\":1,\"entries\":{\"b\":{\"hits\":2,\"weight\":62.5},\"a\":{}}}"[..])).unwrap();
+        let want = "{\n  \"version\": 1,\n  \"entries\": {\n    \"b\": {\n      \"hits\": 2,\n      \"weight\": 62.5\n    },\n    \"a\": {\n      \"hits\": 0,\n      \"weight\": 50\n    }\n  }\n}";
+        // The file read had no final newline: none is written.
+        assert_eq!(String::from_utf8(file_bytes(&tx).unwrap()).unwrap(), want);
     }
 }
