@@ -38,12 +38,26 @@ pub enum Error {
         source: std::io::Error,
     },
     /// Another process holds the writer lock longer than the bounded wait.
-    #[error("another memlayers process holds the writer lock {path} (waited {waited_ms} ms); try again")]
+    #[error("another memlayers process holds the writer lock of {path} (waited {waited_ms} ms); try again")]
     LockTimeout {
-        /// The lock file in the data root.
+        /// The data root whose writer lock was busy.
         path: PathBuf,
         /// How long this process waited, in milliseconds.
         waited_ms: u64,
+    },
+    /// A file changed (a hand edit, another program) between the moment memlayers read it and
+    /// the moment it would have replaced it; nothing was written. Callers redo the write from a
+    /// fresh read; this reaches the user only when the file keeps changing.
+    #[error("{0} changed while memlayers was writing it (a hand edit?); nothing was overwritten, try again")]
+    Changed(PathBuf),
+    /// The data root cannot be written (a read-only mount, another user's folder): queries
+    /// work, writes fail with this error naming the real cause.
+    #[error("the data root {path} is read-only ({cause}); queries work, writes are refused")]
+    ReadOnly {
+        /// The data root.
+        path: PathBuf,
+        /// Why it cannot be written, as the system said it.
+        cause: String,
     },
     /// An SQLite error from the index.
     #[error("index error: {0}")]

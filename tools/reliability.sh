@@ -9,6 +9,9 @@
 #   PROCS=4 WRITES=1000  concurrent writers × writes in tests/it/heavy/concurrency_stress.rs (CI: 3 × 300)
 #   FUZZ_CASES=10000 FUZZ_LONG=500  cases per fuzz target, and at 20× input length (CI: 200)
 #   BIG_MB=50 TAGS=100000  big day file and distinct tags in tests/it/heavy/hostile_size.rs (CI: 5 / 10 000)
+#   HAND=2000 LOCKW=1000 IMPORT_DAYS=3000 USAGE_MB=100  tests/it/hand_edits.rs (issue 14): hand lines
+#                      and writes racing, writes per writer with .lock deleted, archive days imported
+#                      under readers, usage.json size (CI: 300 / 150 / 300 / 10)
 #   MEMLAYERS_SEED     replay a run (default: a fresh seed, printed)
 # Every suite asserts "nothing lost" itself; this script stops at the first failing one.
 set -euo pipefail
@@ -21,6 +24,10 @@ FUZZ_CASES=${FUZZ_CASES:-10000}
 FUZZ_LONG=${FUZZ_LONG:-500}
 BIG_MB=${BIG_MB:-50}
 TAGS=${TAGS:-100000}
+HAND=${HAND:-2000}
+LOCKW=${LOCKW:-1000}
+IMPORT_DAYS=${IMPORT_DAYS:-3000}
+USAGE_MB=${USAGE_MB:-100}
 SEED=${MEMLAYERS_SEED:-$(( (RANDOM << 15) | RANDOM ))}
 export MEMLAYERS_SEED=$SEED
 LOG=$(mktemp -t memlayers-reliability.XXXXXX)
@@ -48,6 +55,9 @@ step "concurrency: $PROCS x $WRITES" env MEMLAYERS_STRESS_PROCS="$PROCS" MEMLAYE
 step "fuzz: $FUZZ_CASES + $FUZZ_LONG long per target" env CASES="$FUZZ_CASES" LONG="$FUZZ_LONG" tools/fuzz.sh
 step "sizes: $BIG_MB MB day file, $TAGS tags" env MEMLAYERS_BIG_MB="$BIG_MB" MEMLAYERS_TAGS="$TAGS" \
   cargo test -q --test it heavy::hostile_size -- --nocapture --test-threads=1
+step "files touched by others: $HAND hand lines, $LOCKW writes x 3, $IMPORT_DAYS days, $USAGE_MB MB ledger" \
+  env MEMLAYERS_HAND_WRITES="$HAND" MEMLAYERS_LOCK_WRITES="$LOCKW" MEMLAYERS_IMPORT_DAYS="$IMPORT_DAYS" \
+  MEMLAYERS_USAGE_MB="$USAGE_MB" cargo test -q --test it hand_edits -- --nocapture --test-threads=1
 step "paths and corrupt state" cargo test -q --test it -- --nocapture hostile_paths corrupt_state
 T1=$(date +%s)
 
@@ -59,6 +69,13 @@ tags=$(pick 'many tags: .*')
 queries=$(pick '100 000-character queries: .*')
 line=$(pick 'one 1 MB line: .*')
 pages=$(pick 'overwritten index pages: .*')
+hand=$(pick 'hand appends: .*')
+hot=$(pick 'hot.md hand rewrites: .*')
+lockdel=$(pick 'lock deletion: .*')
+imp=$(pick 'import: [0-9]+ answers.*')
+rebuild=$(pick 'rebuild: [0-9]+ answers.*')
+full=$(pick 'full disk: .*')
+usage=$(pick 'usage.json of .*')
 n_paths=$(cargo test -q --test it hostile_paths -- --list 2>/dev/null | grep -c ': test$' || true)
 n_corrupt=$(cargo test -q --test it corrupt_state -- --list 2>/dev/null | grep -c ': test$' || true)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
@@ -81,6 +98,12 @@ corruptions). Total $(( T1 - T0 )) s. CI runs the same suites with small budgets
 | many tags | $TAGS distinct tags | ${tags#many tags: } |
 | long queries | 100 000 characters | ${queries#100 000-character queries: } |
 | long line | 1 MB single line | ${line#one 1 MB line: } |
+| hand appends (\`tests/it/hand_edits.rs\`) | $HAND \`>>\` lines racing $HAND writes to one day file | ${hand#hand appends: } |
+| hand rewrites of hot.md | editor-style rewrites during $(( HAND / 3 )) \`write --important\` | ${hot#hot.md hand rewrites: } |
+| \`.lock\` deleted | 3 writers × $LOCKW writes while a loop deletes \`.lock\` | ${lockdel#lock deletion: } |
+| readers during an import / a rebuild | $IMPORT_DAYS days × 20 entries | ${imp#import: }; ${rebuild#rebuild: } |
+| full disk (1 MB tmpfs) | 13 writes + 13 hot-sets at 0–64 KiB free | ${full#full disk: } |
+| big usage.json | $USAGE_MB MB | ${usage} |
 | paths (\`tests/it/hostile_paths.rs\`) | $n_paths cases: ../, absolute paths, NUL/control chars, symlinks out of the root (month, day file, cold/, summaries/, hot.md, usage.json, index, .lock) | all pass: nothing read or written outside the data root |
 | corrupt state (\`tests/it/corrupt_state.rs\`) | $n_corrupt cases: index pages, WAL, foreign DB; usage.json shapes; hot.md markers; invalid UTF-8/NUL cold files; hand edits | all pass: rebuilt or reported, nothing lost; ${pages} (never a wrong answer; see the ignored test \`an_index_with_overwritten_pages_is_always_rebuilt\`) |
 

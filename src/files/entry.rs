@@ -199,6 +199,51 @@ pub fn parse_line(line: &str) -> LineKind {
     LineKind::Entry(Entry { ts, tag, content: content.to_string(), source })
 }
 
+/// For a line [`parse_line`] reads as [`LineKind::Other`]: why it looks like an entry that
+/// will not be read, or `None` (issue 14, point 8). Two kinds:
+///
+/// * near misses of the entry format — another bullet (`* [ts]`, `+ [ts]`), extra or missing
+///   spaces (`-  [ts]`, `-[ts]`), indentation by spaces or tabs — when what follows the bullet
+///   is a bracketed RFC 3339 timestamp;
+/// * a top-level `- ` bullet with text but no timestamp (`- 买了乌龙茶`), which the plugin's
+///   format cannot date. Task items `- [ ]` / `- [x]` are not reported.
+///
+/// Headings, prose and blank lines are not reported: a day file may hold notes.
+pub fn near_miss(line: &str) -> Option<String> {
+    let line = line.strip_prefix('\u{feff}').unwrap_or(line);
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let body = line.trim_start_matches([' ', '\t']);
+    let indent = &line[..line.len() - body.len()];
+    let mut chars = body.chars();
+    let bullet = chars.next()?;
+    if !matches!(bullet, '-' | '*' | '+') {
+        return None;
+    }
+    let after = chars.as_str();
+    let gap = &after[..after.len() - after.trim_start_matches([' ', '\t']).len()];
+    let rest = &after[gap.len()..];
+    if let Some(inner) = rest.strip_prefix('[')
+        && let Some(close) = inner.find(']')
+        && DateTime::parse_from_rfc3339(inner[..close].trim()).is_ok()
+    {
+        let what = if !indent.is_empty() {
+            "indented"
+        } else if bullet != '-' {
+            "bullet is not '-'"
+        } else {
+            "not exactly one space after '-'"
+        };
+        return Some(format!(
+            "near miss of an entry line ({what}); entries start with \"- [\" at the start of the line"
+        ));
+    }
+    let task = rest.starts_with("[ ]") || rest.starts_with("[x]") || rest.starts_with("[X]");
+    if indent.is_empty() && bullet == '-' && gap == " " && !rest.trim().is_empty() && !task {
+        return Some("bullet without a timestamp: not an entry (entries are \"- [timestamp] [tag] text\")".into());
+    }
+    None
+}
+
 /// Splits a trailing ` 〔src:conv#seq[/msgId]〕` marker off an entry body.
 fn split_source(body: &str) -> (&str, Option<Source>) {
     let trimmed = body.trim_end();
@@ -219,6 +264,19 @@ fn split_source(body: &str) -> (&str, Option<Source>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn near_misses_are_named() {
+        let ts = "[2026-10-21T04:00:00.000Z] [t] x";
+        for l in [format!("* {ts}"), format!("-  {ts}"), format!(" - {ts}"), format!("-{ts}"), format!("\t- {ts}")] {
+            assert!(matches!(parse_line(&l), LineKind::Other), "{l:?}");
+            assert!(near_miss(&l).is_some_and(|r| r.contains("near miss")), "{l:?}");
+        }
+        assert!(near_miss("- 买了乌龙茶").is_some_and(|r| r.contains("without a timestamp")));
+        for l in ["# 2026-10-21", "随手记", "", "- [ ] todo", "- [x] done", "-", "- ", "  - nested note", "---"] {
+            assert_eq!(near_miss(l), None, "{l:?}");
+        }
+    }
 
     fn entry(line: &str) -> Entry {
         match parse_line(line) {

@@ -10,13 +10,15 @@
 //! <root>/summaries/month/2026-10.md
 //! <root>/usage.json
 //! <root>/index.sqlite3                   derived, rebuildable (memlayers)
-//! <root>/.lock                           writer lock (memlayers)
 //! <root>/memlayers.json                  the zone the files are dated in (memlayers, `zone`)
 //! ```
+//!
+//! The writer lock is an `flock` on the root folder itself ([`lock`]).
 //!
 //! Nothing outside the root is ever read or written: every path is built here from dates and
 //! fixed names, never from caller text.
 
+pub mod cas;
 pub mod entry;
 pub mod identity;
 pub mod lock;
@@ -43,6 +45,42 @@ pub fn resolve_data_root(data_root: Option<&str>, dsh_home: Option<&str>, home: 
         return Path::new(h).join("dsh-memory-layers");
     }
     home.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(".")).join(".dsh").join("dsh-memory-layers")
+}
+
+/// Why `root` cannot be written, or `None` when it can: probes by creating an unnamed
+/// temporary file in it (nothing is left behind). A read-only file system or a permission
+/// refusal gives the system's message; other errors are left to the write that meets them.
+pub fn read_only_cause(root: &Path) -> Option<String> {
+    match tempfile::tempfile_in(root) {
+        Ok(_) => None,
+        Err(e) if matches!(e.kind(), std::io::ErrorKind::ReadOnlyFilesystem | std::io::ErrorKind::PermissionDenied) => {
+            Some(e.to_string())
+        }
+        Err(_) => None,
+    }
+}
+
+/// First and last years a cold file name can hold: `cold/YYYY-MM/YYYY-MM-DD.md` has four
+/// digits for the year, and entry ids count days from 0001-01-01 (`day_number`), so year 0
+/// and earlier have no id either.
+pub const YEARS: std::ops::RangeInclusive<i32> = 1..=9999;
+
+/// Refuses a local date the file layout cannot name (a year outside [`YEARS`]: chrono would
+/// format 10000-01-01 as `+10000-01-01`, a file no sync or rebuild reads back). Errors:
+/// [`Error::BadInput`] naming `field` (`now` for the clock of a write, `date` otherwise).
+pub fn check_nameable(day: NaiveDate, field: &str) -> Result<()> {
+    if YEARS.contains(&day.year()) {
+        return Ok(());
+    }
+    Err(Error::bad(
+        field,
+        format!(
+            "local date {} is outside the years {}–{} that cold/YYYY-MM/YYYY-MM-DD.md can name",
+            day.format("%Y-%m-%d"),
+            YEARS.start(),
+            YEARS.end()
+        ),
+    ))
 }
 
 /// The cold file of a local date, relative to the data root: `cold/YYYY-MM/YYYY-MM-DD.md`.

@@ -68,6 +68,8 @@ impl Store {
         }
         // One writer lock for the whole import (held until the end of this function).
         let lock = self.lock()?;
+        // Readers answering meanwhile say `stale` (the import is half done) until it ends.
+        let _busy = self.mark_busy(&lock, "import")?;
         let (mut found, mut added, mut changed, mut done) = (0usize, 0usize, 0usize, 0usize);
         let (mut first, mut last, mut days_with_entries) = (None, None, 0usize);
         // Days arrive from the scan one by one and are written in batches: the files of a batch

@@ -7,6 +7,7 @@
 pub mod check;
 pub mod mirror;
 pub mod segment;
+pub mod stamp;
 pub mod store;
 pub mod sync;
 pub mod watch;
@@ -78,11 +79,12 @@ fn init_conn_per_call(c: &mut Connection) -> rusqlite::Result<()> {
 /// rebuilt (another process may be doing exactly that).
 pub const PREPARE_LOCK_TIMEOUT_MS: u64 = 60_000;
 
-/// `Some(state)` when the index at `path` exists, has every embedded migration applied and
-/// the current tokenizer version: opening it then writes nothing, so no lock and no
-/// migration run are needed (`state`: `Fresh` when it mirrors no file yet). Any doubt → None.
+/// `Some(state)` when the index at `path` exists, is memlayers' (stamped), has every embedded
+/// migration applied and the current tokenizer version: opening it then writes nothing, so no
+/// lock and no migration run are needed (`state`: `Fresh` when it mirrors no file yet). Any
+/// doubt → None.
 fn up_to_date(path: &Path, per_call: bool) -> Option<OpenState> {
-    if !path.exists() {
+    if !path.exists() || stamp::classify(path, first_migration()) != stamp::Verdict::Ours {
         return None;
     }
     let mut c = Connection::open_with_flags(path, open_flags()).ok()?;
@@ -92,6 +94,11 @@ fn up_to_date(path: &Path, per_call: bool) -> Option<OpenState> {
     } else {
         init_conn(&mut c).ok()?
     }
+    up_to_date_conn(&c)
+}
+
+/// The checks of [`up_to_date`] on an open connection.
+fn up_to_date_conn(c: &Connection) -> Option<OpenState> {
     let latest = embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max();
     let applied: Option<i64> =
         c.query_row("SELECT max(version) FROM refinery_schema_history", [], |r| r.get(0)).ok().flatten();
@@ -104,7 +111,26 @@ fn up_to_date(path: &Path, per_call: bool) -> Option<OpenState> {
     Some(if files == 0 { OpenState::Fresh } else { OpenState::Current })
 }
 
+/// The name refinery records for memlayers' first migration (`V1__entries.sql` → `entries`):
+/// how an unstamped index of an older memlayers is told from another program's database.
+fn first_migration() -> &'static str {
+    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        embedded::migrations::runner()
+            .get_migrations()
+            .iter()
+            .min_by_key(|m| m.version())
+            .map(|m| m.name().to_string())
+            .unwrap_or_default()
+    })
+}
+
 /// Opens (creating, migrating or rebuilding as needed) the index at `path`.
+///
+/// Only memlayers' own database is opened ([`stamp`]): anything else at the path — another
+/// program's SQLite file, a folder — is moved aside to `index.sqlite3.foreign-<n>` with a
+/// warning, untouched, and a new index is built; an index of an older memlayers (no stamp) is
+/// recognised and stamped.
 ///
 /// Returns the pool, whether the index is fresh, and warnings (e.g. "index was corrupt and was
 /// rebuilt"). A corrupt or non-SQLite file is moved aside to `index.sqlite3.corrupt-<n>` and a
@@ -137,6 +163,15 @@ pub fn open(path: &Path, per_call: bool) -> Result<(DbPool, OpenState, Vec<Strin
         ));
         move_aside(path, &aside)?;
     }
+    if let stamp::Verdict::Foreign(why) = stamp::classify(path, first_migration()) {
+        let aside = free_name(path, "foreign");
+        warnings.push(format!(
+            "{} is not a memlayers index ({why}); moved to {} untouched, and a new index is built from the files",
+            path.display(),
+            aside.display()
+        ));
+        move_aside(path, &aside)?;
+    }
     let state = match prepare(path) {
         Ok(s) => s,
         Err(e) if is_corruption(&e) => {
@@ -161,6 +196,54 @@ fn pool(path: &Path, per_call: bool) -> Result<DbPool> {
     let init = if per_call { init_conn_per_call } else { init_conn };
     let manager = SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init);
     Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map_err(Error::pool)
+}
+
+/// Where a read-only data root's index lives.
+#[derive(Debug)]
+pub enum ReadOnlyIndex {
+    /// The data root's own index, opened `immutable` (read only, no `-wal`/`-shm` created):
+    /// the files are not re-mirrored; queries say `stale` if they differ from it.
+    InPlace,
+    /// A temporary index built from the files, in a folder deleted when the handle drops
+    /// (the root has no index, or an outdated or foreign one).
+    Temporary(tempfile::TempDir),
+}
+
+/// Opens the index of a data root that cannot be written (issue 14, point 4): its own index
+/// in place when it is memlayers' and up to date, else a new index in a temporary folder
+/// (state [`OpenState::Fresh`]: the caller mirrors the files into it). Nothing is created in
+/// the root. Errors: the temporary index cannot be created.
+pub fn open_read_only(root: &Path) -> Result<(DbPool, OpenState, ReadOnlyIndex)> {
+    let path = root.join(INDEX_FILE);
+    if !is_symlink(&path) && stamp::classify(&path, first_migration()) == stamp::Verdict::Ours {
+        let uri = format!("file:{}?immutable=1", uri_path(&path));
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if Connection::open_with_flags(&uri, flags).is_ok_and(|c| up_to_date_conn(&c).is_some()) {
+            let manager = SqliteConnectionManager::file(&uri).with_flags(flags).with_init(|c| {
+                c.pragma_update(None, "cache_size", -32_000)?;
+                Ok(())
+            });
+            let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map_err(Error::pool)?;
+            return Ok((pool, OpenState::Current, ReadOnlyIndex::InPlace));
+        }
+    }
+    let dir = tempfile::Builder::new().prefix("memlayers-ro-index").tempdir().map_err(|e| Error::io(&path, e))?;
+    let (pool, _, _) = open(&dir.path().join(INDEX_FILE), false)?;
+    Ok((pool, OpenState::Fresh, ReadOnlyIndex::Temporary(dir)))
+}
+
+/// A path as the path part of an SQLite `file:` URI (`%`, `?`, `#` escaped).
+fn uri_path(path: &Path) -> String {
+    let mut out = String::new();
+    for c in path.to_string_lossy().chars() {
+        match c {
+            '%' => out.push_str("%25"),
+            '?' => out.push_str("%3f"),
+            '#' => out.push_str("%23"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// True for errors that mean the file is not a usable index: not a database, a malformed
@@ -201,9 +284,16 @@ fn open_flags() -> OpenFlags {
 }
 
 fn aside_name(path: &Path) -> PathBuf {
+    free_name(path, "corrupt")
+}
+
+/// `<path>.<what>-<n>` with the first `n` free for the file and its `-wal`/`-shm` companions.
+fn free_name(path: &Path, what: &str) -> PathBuf {
     (0..)
-        .map(|n| PathBuf::from(format!("{}.corrupt-{n}", path.display())))
-        .find(|p| std::fs::symlink_metadata(p).is_err())
+        .map(|n| PathBuf::from(format!("{}.{what}-{n}", path.display())))
+        .find(|p| {
+            ["", "-wal", "-shm"].iter().all(|s| std::fs::symlink_metadata(format!("{}{s}", p.display())).is_err())
+        })
         .expect("some free name")
 }
 
@@ -228,6 +318,8 @@ fn prepare(path: &Path) -> Result<OpenState> {
         c.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get::<_, i64>(0))?;
     }
     embedded::migrations::runner().run(&mut c).map_err(Error::migration)?;
+    // The stamp: set on a new index, added to an index of an older memlayers (stamp module).
+    c.pragma_update(None, "application_id", stamp::APPLICATION_ID)?;
     let stored: Option<String> =
         c.query_row("SELECT value FROM meta WHERE key = 'tokenizer_version'", [], |r| r.get(0)).optional()?;
     let fresh = match stored {

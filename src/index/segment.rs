@@ -17,9 +17,12 @@
 //! [`TOKENIZER_VERSION`] is stored in the index; changing these rules must bump it, which
 //! forces a rebuild on the next open.
 
+use unicode_normalization::UnicodeNormalization;
+
 /// Version of the segmentation rules; stored in the index's `meta` table. 2: Latin words are
-/// followed by their English stem (issue 12).
-pub const TOKENIZER_VERSION: i64 = 2;
+/// followed by their English stem (issue 12). 3: text is NFC-normalised before segmenting
+/// (issue 14).
+pub const TOKENIZER_VERSION: i64 = 3;
 
 /// The Snowball English stem of a lowercased word, when stemming applies and changes it:
 /// only words of 3+ ASCII letters are stemmed (digits, mixed words such as `gpt4o` and other
@@ -89,7 +92,10 @@ pub fn pieces(text: &str) -> Vec<Piece> {
             out.push(if cl == Class::Cjk { Piece::Cjk(s) } else { Piece::Word(s) });
         }
     };
-    for c in text.chars() {
+    // NFC first, at index and query time alike: an NFD `é` (e + U+0301, a combining mark that
+    // is not alphanumeric) would otherwise split the word, and NFC and NFD spellings of one
+    // text would never find each other. The stored text keeps the user's bytes.
+    for c in text.nfc() {
         let cl = class(c);
         if cl != cur_class {
             flush(&mut cur, cur_class, &mut out);

@@ -33,6 +33,10 @@ pub struct Store {
     pub(crate) usage_pending: AtomicBool,
     /// Changes under cold/ since the last scan (None: scan at every sync).
     watch: Mutex<Option<ColdWatch>>,
+    /// Why the data root cannot be written (`None`: it can): queries only (issue 14, point 4).
+    pub(crate) read_only: Option<String>,
+    /// Where a read-only root's index lives (kept alive: a temporary one is deleted on drop).
+    ro_index: Option<index::ReadOnlyIndex>,
     /// False for a per-call store ([`Store::open`] with `per_call`): no inotify watch, cold
     /// checks scoped to the files a query reads ([`Store::sync_days`]), and usage hits held
     /// back by the throttle left to a later call instead of flushed at drop.
@@ -66,7 +70,25 @@ impl Store {
             return Err(Error::bad("data-root", format!("{} exists and is not a folder", root.display())));
         }
         std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
-        let (pool, state, mut warnings) = index::open(&root.join(index::INDEX_FILE), per_call)?;
+        let read_only = crate::files::read_only_cause(&root);
+        let (pool, state, mut warnings, ro_index) = match &read_only {
+            None => {
+                let (pool, state, warnings) = index::open(&root.join(index::INDEX_FILE), per_call)?;
+                (pool, state, warnings, None)
+            }
+            Some(cause) => {
+                let (pool, state, ro) = index::open_read_only(&root)?;
+                let how = match ro {
+                    index::ReadOnlyIndex::InPlace => "its index as it is",
+                    index::ReadOnlyIndex::Temporary(_) => "a temporary index built from the files",
+                };
+                let w = format!(
+                    "data root {} is read-only ({cause}): queries answer from {how}; no usage hits are recorded and writes are refused",
+                    root.display()
+                );
+                (pool, state, vec![w], Some(ro))
+            }
+        };
         let zone = crate::files::zone::resolve(&root, config.timezone);
         warnings.extend(zone.warnings);
         let store = Store {
@@ -77,6 +99,8 @@ impl Store {
             fixed_now: None,
             usage_pending: Default::default(),
             watch: Mutex::new(None),
+            read_only,
+            ro_index,
             watching: !per_call,
         };
         Ok((store, state, warnings))
@@ -129,9 +153,50 @@ impl Store {
         self.pool.get().map_err(Error::pool)
     }
 
-    /// Takes the writer lock (bounded by `lockTimeoutMs`).
+    /// Takes the writer lock (bounded by `lockTimeoutMs`). Errors: [`Error::LockTimeout`];
+    /// [`Error::ReadOnly`] on a data root that cannot be written (every write path starts
+    /// here, so writes fail before touching anything, naming the real cause).
     pub fn lock(&self) -> Result<WriterLock> {
+        if let Some(cause) = &self.read_only {
+            return Err(Error::ReadOnly { path: self.root.clone(), cause: cause.clone() });
+        }
         lock::acquire(&self.root, Duration::from_millis(self.config.lock_timeout_ms))
+    }
+
+    /// The writer lock for mirroring files into the index. `wait`: as [`Store::lock`];
+    /// otherwise only if free now, else the "busy" error ([`is_busy`]). On a read-only root
+    /// with a temporary index the lock is taken all the same (it creates nothing); with the
+    /// root's own index opened in place nothing can be mirrored: always busy.
+    pub(crate) fn mirror_lock(&self, wait: bool) -> Result<WriterLock> {
+        if matches!(self.ro_index, Some(index::ReadOnlyIndex::InPlace)) {
+            return Err(self.busy());
+        }
+        if wait {
+            return lock::acquire(&self.root, Duration::from_millis(self.config.lock_timeout_ms));
+        }
+        lock::try_acquire(&self.root)?.ok_or_else(|| self.busy())
+    }
+
+    /// The error [`Store::mirror_lock`] returns when it does not wait: a lock timeout after 0 ms.
+    fn busy(&self) -> Error {
+        Error::LockTimeout { path: self.root.clone(), waited_ms: 0 }
+    }
+
+    /// Marks, in the index, that a long write (an import) is under way while `_lock` is held:
+    /// readers that find the mark and the lock taken say `stale`. Cleared when the guard drops
+    /// (a mark left by a killed process is ignored: its lock is free).
+    pub(crate) fn mark_busy(&self, _lock: &WriterLock, what: &str) -> Result<BusyMark<'_>> {
+        self.conn()?.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", [META_BUSY, what])?;
+        Ok(BusyMark { store: self })
+    }
+
+    /// True when a writer marked a long write ([`Store::mark_busy`]) and holds the lock now.
+    pub(crate) fn writer_busy(&self) -> Result<bool> {
+        use rusqlite::OptionalExtension;
+        let c = self.conn()?;
+        let mark: Option<String> =
+            c.query_row("SELECT value FROM meta WHERE key = ?1", [META_BUSY], |r| r.get(0)).optional()?;
+        Ok(mark.is_some() && lock::try_acquire(&self.root)?.is_none())
     }
 
     /// Brings the index up to date with the cold files: stats every cold file and re-mirrors
@@ -139,8 +204,14 @@ impl Store {
     /// entries of deleted files. Free when the inotify watch armed at the previous scan saw
     /// nothing change (see [`crate::index::watch`]). The report's `layers` part is left empty.
     pub(crate) fn sync_cold(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+        self.sync_cold_with(full, true, progress)
+    }
+
+    /// [`Store::sync_cold`]; without `wait`, a busy writer lock is the "busy" error
+    /// ([`is_busy`]) instead of a wait.
+    pub(crate) fn sync_cold_with(&self, full: bool, wait: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
         if !self.watching {
-            return self.scan_and_apply(full, SyncScope::All, progress);
+            return self.scan_and_apply(full, SyncScope::All, wait, progress);
         }
         let mut watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
         if !full
@@ -151,7 +222,7 @@ impl Store {
         }
         // Armed before the scan: a change made during or after it is pending at the next sync.
         *watch = ColdWatch::arm(&self.root);
-        let rep = self.scan_and_apply(full, SyncScope::All, progress);
+        let rep = self.scan_and_apply(full, SyncScope::All, wait, progress);
         match (&rep, watch.as_mut()) {
             (Ok(r), Some(w)) => w.files = r.files_scanned,
             (Err(_), _) => *watch = None,
@@ -171,14 +242,29 @@ impl Store {
             return self.sync();
         }
         let layers = self.sync_layers(crate::layers::sync::LayerScope::Live, false, None)?;
-        let cold = self.scan_and_apply(false, scope, &mut |_| {})?;
+        let cold = self.scan_and_apply(false, scope, true, &mut |_| {})?;
         Ok(SyncReport { layers, ..cold })
     }
 
-    fn scan_and_apply(&self, full: bool, scope: SyncScope, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+    /// The cold part of a reader's sync ([`Store::sync_reader`]) for `scope`: never waits for
+    /// the writer lock (the "busy" error instead, [`is_busy`]).
+    pub(crate) fn sync_cold_reader(&self, full: bool, scope: SyncScope) -> Result<SyncReport> {
+        if self.watching || scope == SyncScope::All {
+            return self.sync_cold_with(full, false, &mut |_| {});
+        }
+        self.scan_and_apply(false, scope, false, &mut |_| {})
+    }
+
+    fn scan_and_apply(
+        &self,
+        full: bool,
+        scope: SyncScope,
+        wait: bool,
+        progress: &mut dyn FnMut(usize),
+    ) -> Result<SyncReport> {
         let mut c = self.conn()?;
-        let mut m = ColdMirror { root: &self.root, full, scope, progress };
-        let done = mirror::mirror_changes(&mut m, &mut c, None, || self.lock())?;
+        let mut m = ColdMirror { root: &self.root, tz: self.tz(), full, scope, progress };
+        let done = mirror::mirror_changes(&mut m, &mut c, None, || self.mirror_lock(wait))?;
         let files_scanned = done.first.len();
         Ok(match done.applied {
             None => SyncReport { files_scanned, ..Default::default() },
@@ -234,15 +320,39 @@ impl Store {
         let done = !appended.is_empty()
             && sync::append_indexed(tx, &stat, &sync::sha1_hex(old_bytes), &hash, old_entries, appended)?;
         if !done {
-            sync::mirror_file(tx, &stat, bytes, &hash)?;
+            sync::mirror_file(tx, &stat, bytes, &hash, Some(self.tz()))?;
         }
         Ok(())
+    }
+}
+
+/// `meta` key of [`Store::mark_busy`]: what a long write under the lock is doing.
+pub const META_BUSY: &str = "writer_busy";
+
+/// True for the "busy" error of a sync that does not wait for the writer lock.
+pub(crate) fn is_busy(e: &Error) -> bool {
+    matches!(e, Error::LockTimeout { waited_ms: 0, .. })
+}
+
+/// Guard of [`Store::mark_busy`]: clears the mark when dropped.
+#[derive(Debug)]
+pub(crate) struct BusyMark<'a> {
+    store: &'a Store,
+}
+
+impl Drop for BusyMark<'_> {
+    fn drop(&mut self) {
+        if let Ok(c) = self.store.conn() {
+            let _ = c.execute("DELETE FROM meta WHERE key = ?1", [META_BUSY]);
+        }
     }
 }
 
 /// The cold files as a [`Mirror`]: `cold/YYYY-MM/YYYY-MM-DD.md` into `files` and `entries`.
 struct ColdMirror<'a> {
     root: &'a Path,
+    /// The configured zone: entries dated another local day than their file are reported.
+    tz: Tz,
     /// Re-read every file regardless of stats.
     full: bool,
     /// The day files to check.
@@ -285,6 +395,6 @@ impl Mirror for ColdMirror<'_> {
     }
 
     fn apply(&mut self, c: &mut Connection, plan: &Plan, known: &HashMap<String, Known>) -> Result<SyncReport> {
-        sync::apply(c, self.root, plan, known, self.progress)
+        sync::apply(c, self.root, plan, known, Some(self.tz), self.progress)
     }
 }

@@ -212,6 +212,11 @@ pub struct Malformed {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct SyncReport {
+    /// True when the index could not be brought up to date now (another writer holds the
+    /// lock: an import or rebuild under way; or a read-only root whose index is behind): it
+    /// answers as of its last consistent state. Omitted when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
     /// Cold files found on disk.
     pub files_scanned: usize,
     /// Files (re-)mirrored because their content changed or they are new.
@@ -252,12 +257,14 @@ pub fn sha1_hex(bytes: &[u8]) -> String {
 }
 
 /// Reads, hashes and mirrors the planned files; drops removed ones. Batches of
-/// [`BATCH_FILES`] files per transaction. `progress` is called with the number of files done.
+/// [`BATCH_FILES`] files per transaction. `progress` is called with the number of files done;
+/// `tz` (the configured zone) is passed to [`mirror_file`].
 pub fn apply(
     c: &mut Connection,
     root: &Path,
     p: &Plan,
     known: &HashMap<String, Known>,
+    tz: Option<chrono_tz::Tz>,
     progress: &mut dyn FnMut(usize),
 ) -> Result<SyncReport> {
     let mut rep = SyncReport::default();
@@ -292,7 +299,7 @@ pub fn apply(
                 continue;
             }
             let stat = FileStat { size: bytes.len() as i64, ..f.clone() };
-            let (n, bad) = mirror_file(&tx, &stat, &bytes, &hash)?;
+            let (n, bad) = mirror_file(&tx, &stat, &bytes, &hash, tz)?;
             rep.files_mirrored += 1;
             rep.entries_indexed += n;
             rep.malformed.extend(bad);
@@ -387,8 +394,17 @@ fn insert_entry(
 
 /// Replaces the index rows of one file with its current content. `bytes` are the file's bytes
 /// (invalid UTF-8 is decoded lossily and reported as line 0). Returns entries indexed and the
-/// malformed lines.
-pub fn mirror_file(tx: &Transaction, f: &FileStat, bytes: &[u8], hash: &str) -> Result<(usize, Vec<Malformed>)> {
+/// malformed lines: entry-looking lines that could not be read, near misses of the entry
+/// format and bullets without a timestamp ([`near_miss`]), and — when `tz` is given — entries
+/// whose timestamp falls on another local date than the file's (indexed all the same, under
+/// the file's date).
+pub fn mirror_file(
+    tx: &Transaction,
+    f: &FileStat,
+    bytes: &[u8],
+    hash: &str,
+    tz: Option<chrono_tz::Tz>,
+) -> Result<(usize, Vec<Malformed>)> {
     debug_assert_eq!(cold_rel(f.day), f.rel);
     delete_day(tx, f.day)?;
     tx.execute("DELETE FROM malformed WHERE file = ?1", [&f.rel])?;
@@ -403,7 +419,11 @@ pub fn mirror_file(tx: &Transaction, f: &FileStat, bytes: &[u8], hash: &str) -> 
     for (i, line) in text.split('\n').enumerate() {
         let lineno = i as i64 + 1;
         match parse_line(line) {
-            LineKind::Other => {}
+            LineKind::Other => {
+                if let Some(reason) = crate::files::entry::near_miss(line) {
+                    bad.push(Malformed { file: f.rel.clone(), line: lineno, reason });
+                }
+            }
             LineKind::Malformed(reason) => bad.push(Malformed { file: f.rel.clone(), line: lineno, reason }),
             LineKind::Entry(_) if n >= MAX_ENTRIES_PER_DAY => {
                 bad.push(Malformed {
@@ -413,6 +433,19 @@ pub fn mirror_file(tx: &Transaction, f: &FileStat, bytes: &[u8], hash: &str) -> 
                 });
             }
             LineKind::Entry(e) => {
+                if let Some(tz) = tz {
+                    let local = crate::files::local_date(e.ts, tz);
+                    if local != f.day {
+                        bad.push(Malformed {
+                            file: f.rel.clone(),
+                            line: lineno,
+                            reason: format!(
+                                "timestamp {} is local date {local} in {tz}, not this file's date {day_s}; indexed under {day_s}",
+                                crate::files::entry::format_ts(e.ts)
+                            ),
+                        });
+                    }
+                }
                 insert_entry(tx, base | n as i64, &day_s, &f.rel, lineno, &e)?;
                 n += 1;
             }

@@ -312,15 +312,55 @@ impl Store {
         Ok(SyncReport { layers, ..cold })
     }
 
+    /// The sync of a reader (every query, and opening a handle): as [`Store::sync`], but it
+    /// never waits for the writer lock (issue 14, point 3). When files need mirroring and
+    /// another writer holds the lock (an import, a rebuild), or a writer marked a long write
+    /// ([`Store::mark_busy`]), it mirrors nothing and returns `stale: true`; the caller
+    /// answers from the index as it is — the last committed state, which WAL readers see
+    /// whole — and says so.
+    pub(crate) fn sync_reader(&self, full: bool) -> Result<SyncReport> {
+        self.sync_reader_scoped(full, crate::index::store::SyncScope::All)
+    }
+
+    /// [`Store::sync_reader`] for a query that reads only `days`' cold files (a per-call store
+    /// then stats only those: [`Store::sync_days`]).
+    pub(crate) fn sync_reader_scoped(&self, full: bool, days: crate::index::store::SyncScope) -> Result<SyncReport> {
+        let scope = if full { LayerScope::All } else { LayerScope::Live };
+        let (layers, mut stale) = match self.sync_layers_with(scope, full, None, false) {
+            Ok(l) => (l, false),
+            Err(e) if crate::index::store::is_busy(&e) => (LayerReport::default(), true),
+            Err(e) => return Err(e),
+        };
+        let cold = match self.sync_cold_reader(full, days) {
+            Ok(c) => c,
+            Err(e) if crate::index::store::is_busy(&e) => SyncReport { stale: true, ..Default::default() },
+            Err(e) => return Err(e),
+        };
+        stale |= cold.stale || self.writer_busy()?;
+        Ok(SyncReport { layers, stale, ..cold })
+    }
+
     /// Brings the `layer_files` rows of `scope` (and the usage table) up to date with the
     /// layer files on disk; the file wins (module docs). Cheap when nothing changed: one stat
     /// per file, no lock. `full` re-reads every file. Pass `lock` when the caller already holds
     /// the writer lock (taking it twice in one process would wait for itself). A corrupt
     /// usage.json is reported as a `log` warning and rewritten by this handle's next flush.
     pub fn sync_layers(&self, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
+        self.sync_layers_with(scope, full, lock, true)
+    }
+
+    /// [`Store::sync_layers`]; without `wait`, a busy writer lock is the "busy" error
+    /// (`store::is_busy`) instead of a wait.
+    fn sync_layers_with(
+        &self,
+        scope: LayerScope,
+        full: bool,
+        lock: Option<&WriterLock>,
+        wait: bool,
+    ) -> Result<LayerReport> {
         let mut c = self.conn()?;
         let mut m = LayerMirror { root: self.root(), scope, full };
-        let done = mirror::mirror_changes(&mut m, &mut c, lock, || self.lock())?;
+        let done = mirror::mirror_changes(&mut m, &mut c, lock, || self.mirror_lock(wait))?;
         let Some((disk, applied)) = done.applied else {
             return Ok(LayerReport { files_scanned: done.first.len(), ..Default::default() });
         };
@@ -343,17 +383,56 @@ impl Store {
     }
 
     /// Writes a layer file atomically (temp + fsync + rename), then records its row. The
-    /// caller holds the writer lock. Errors: `rel` is not a layer path (field `path`), I/O.
+    /// caller holds the writer lock and computed `bytes` from the mirrored row: if the file is
+    /// no longer what the row records (a hand edit since the last sync, or during this write),
+    /// nothing is written and the error is [`Error::Changed`] — the caller syncs and redoes, so
+    /// a hand edit is never overwritten ([`crate::files::cas`]). Once the file is written, a
+    /// failure to record the row (a full disk) is not an error: the row stays behind and the
+    /// next sync reads the file. Errors: `rel` is not a layer path (field `path`), I/O before
+    /// the file is replaced.
     pub fn write_layer(&self, _lock: &WriterLock, rel: &str, bytes: &[u8]) -> Result<()> {
         let kind = kind_of(rel).ok_or_else(|| Error::bad("path", format!("{rel:?} is not a layer file")))?;
         let path = crate::files::safe_join(self.root(), rel)?;
-        crate::files::atomic_write(&path, bytes)?;
-        let (size, mtime_ns, inode) =
-            stat_of(&path).ok_or_else(|| Error::io(&path, std::io::Error::other("file vanished after writing")))?;
-        let f = LayerStat { rel: rel.to_string(), kind, size, mtime_ns, inode };
+        if let Some(dir) = path.parent() {
+            crate::files::cas::clean_temps(dir);
+        }
         let c = self.conn()?;
-        upsert_row(&c, &f, bytes)?;
+        let row: Option<String> = c
+            .prepare_cached("SELECT hash FROM layer_files WHERE path = ?1")?
+            .query_row([rel], |r| r.get(0))
+            .optional()?;
+        let snap = crate::files::cas::read(&path)?;
+        let as_mirrored = match (&row, snap.ident) {
+            (None, None) => true,
+            (Some(h), Some(_)) => *h == sha1_hex(&snap.bytes),
+            _ => false,
+        };
+        if !as_mirrored || crate::files::cas::replace(&path, &snap, bytes)? == crate::files::cas::Outcome::Changed {
+            return Err(Error::Changed(path));
+        }
+        if let Some((size, mtime_ns, inode)) = stat_of(&path) {
+            let f = LayerStat { rel: rel.to_string(), kind, size, mtime_ns, inode };
+            let _ = upsert_row(&c, &f, bytes);
+        }
         Ok(())
+    }
+
+    /// Runs `op` (which reads mirrored layer rows and writes layer files under `lock`) until
+    /// it does not meet a layer file changed behind its back: on [`Error::Changed`] the layer
+    /// rows are synced from the files and `op` runs again (at most
+    /// [`crate::files::cas::MAX_REDO`] times).
+    pub(crate) fn redo_on_change<T>(&self, lock: &WriterLock, mut op: impl FnMut() -> Result<T>) -> Result<T> {
+        let mut last = None;
+        for _ in 0..crate::files::cas::MAX_REDO {
+            match op() {
+                Err(Error::Changed(p)) => {
+                    self.sync_layers(LayerScope::Live, false, Some(lock))?;
+                    last = Some(p);
+                }
+                r => return r,
+            }
+        }
+        Err(Error::Changed(last.unwrap_or_default()))
     }
 }
 

@@ -62,7 +62,9 @@ impl Memory {
     /// ```
     pub fn open(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
         let (store, state, warnings) = Store::open(root.as_ref(), config, false)?;
-        let open_report = store.sync_with_progress(state == OpenState::Fresh, &mut |_| {})?;
+        // A reader's sync: it does not wait for another writer (an import, a rebuild) but
+        // reports `stale` (issue 14, point 3); writes take the lock themselves.
+        let open_report = store.sync_reader(state == OpenState::Fresh)?;
         Ok(Memory { store, open_report, warnings })
     }
 

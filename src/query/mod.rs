@@ -89,6 +89,11 @@ pub struct ListResult {
     pub returned: usize,
     /// Newest first.
     pub items: Vec<Item>,
+    /// True when the index is behind the files (an import or rebuild is under way in another
+    /// process): the answer is from the index's last consistent state, maybe not whole.
+    /// Omitted when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
 }
 
 /// Checks `value` is within `lo..=hi`; the error names `field`.
@@ -138,10 +143,11 @@ impl Store {
         let limit = check_range("limit", limit.unwrap_or(50), 1, 200)?;
         let to = self.today();
         let from = to - chrono::Duration::days(days - 1);
-        self.sync_days(crate::index::store::SyncScope::Days(from, to))?;
+        let stale = self.sync_reader_scoped(false, crate::index::store::SyncScope::Days(from, to))?.stale;
         let (items, files, entries) = self.window_items(from, to, limit)?;
         self.record_hits(&items);
         Ok(ListResult {
+            stale,
             days: Some(days),
             tag: None,
             from: Some(from.format("%Y-%m-%d").to_string()),
@@ -168,10 +174,11 @@ impl Store {
             return Err(Error::bad("to", format!("range is {span} days; the limit is {MAX_RANGE_DAYS}")));
         }
         let limit = check_range("limit", limit.unwrap_or(50), 1, 200)?;
-        self.sync_days(crate::index::store::SyncScope::Days(f, t))?;
+        let stale = self.sync_reader_scoped(false, crate::index::store::SyncScope::Days(f, t))?.stale;
         let (items, files, entries) = self.window_items(f, t, limit)?;
         self.record_hits(&items);
         Ok(ListResult {
+            stale,
             days: None,
             tag: None,
             from: Some(from.to_string()),
@@ -192,7 +199,7 @@ impl Store {
             return Err(Error::bad("tag", "is empty (use \"-\" for untagged entries)"));
         }
         let limit = check_range("limit", limit.unwrap_or(20), 1, 200)?;
-        self.sync()?;
+        let stale = self.sync_reader(false)?.stale;
         let c = self.conn()?;
         let items = c
             .prepare_cached(TAG_SQL)?
@@ -203,6 +210,7 @@ impl Store {
             c.query_row("SELECT count(*), coalesce(sum(entries), 0) FROM files", [], |r| Ok((r.get(0)?, r.get(1)?)))?;
         self.record_hits(&items);
         Ok(ListResult {
+            stale,
             days: None,
             tag: Some(tag.to_string()),
             from: None,

@@ -14,6 +14,8 @@
 //!    When the window's boundaries are not local midnights of the configured zone (an explicit
 //!    instant range, or a `tz` other than the one partitioning the files), the covering days
 //!    are the rowid range and the UTC timestamps are filtered exactly as well.
+//!    Conversation context (memlayers): a hit that asks a question (text ending in `?`/`？`)
+//!    is followed by the next entry of its day file, its reply, with the same score.
 //! 4. Nothing left to score → the window's entries, newest first, top N.
 //! 5. No hit in the window → widen once (±1 day for windows up to 7 days, ±7 days for longer),
 //!    reported in `explain`; still nothing → an empty result, never an error.
@@ -32,7 +34,7 @@ use crate::index::Store;
 use crate::index::segment::{Piece, Probe, pieces};
 use crate::index::store::SyncScope;
 use crate::index::sync::id_range;
-use crate::query::search::{Mode, Query, ScoreParts};
+use crate::query::search::{Mode, Query, ScoreParts, round4};
 use crate::query::{Item, check_range, item_from_row};
 use crate::temporal::{self, Grain, TimeWindow};
 use crate::{Error, Result};
@@ -140,6 +142,11 @@ pub struct Widened {
 pub struct RetrieveResult {
     /// The query as given.
     pub query: String,
+    /// True when the index is behind the files (an import or rebuild is under way in another
+    /// process): the answer is from the index's last consistent state, maybe not whole.
+    /// Omitted when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
     /// Entries matching (in the window, when there is one).
     pub matched: i64,
     /// Entries returned.
@@ -266,13 +273,14 @@ impl Store {
             if let Some((q, _)) = &oq {
                 q.check_size("query")?;
             }
-            self.sync()?;
+            let stale = self.sync_reader(false)?.stale;
             let (hits, matched) = match &oq {
                 Some((q, _)) => self.search(q, None, None, limit, self.config().recency_tau_days)?,
                 None => (vec![], 0),
             };
+            let hits = self.with_replies(hits, limit)?;
             let strategy = if oq.is_some() { "bm25-or" } else { "nothing-to-score" };
-            return Ok(self.finish(args, hits, matched, || Explain {
+            return Ok(self.finish(args, stale, hits, matched, || Explain {
                 window: None,
                 window_source: WindowSource::None,
                 tz: tz.to_string(),
@@ -288,6 +296,7 @@ impl Store {
                 hits: vec![],
             }));
         };
+        let mut stale = false;
         let oq = or_query(&rest);
         if let Some((q, _)) = &oq {
             q.check_size("query")?;
@@ -302,11 +311,12 @@ impl Store {
             };
             // Only the window's day files can change this answer: check those (a per-call
             // store stats just them; a watching store checks its inotify queue).
-            self.sync_days(gate.days())?;
+            stale |= self.sync_reader_scoped(false, gate.days())?.stale;
             let candidates = self.count_in_gate(gate)?;
             let (hits, matched, fts, sql, strategy) = match &oq {
                 Some((q, _)) => {
                     let (hits, matched) = self.search_gated(q, gate, limit)?;
+                    let hits = self.with_replies(hits, limit)?;
                     let sql = crate::query::search::ranked_sql(true, gate.ts.is_some());
                     (hits, matched, Some(q.fts()), sql, "bm25-or")
                 }
@@ -328,7 +338,7 @@ impl Store {
                 continue;
             }
             let scored_text = oq.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
-            return Ok(self.finish(args, hits, matched, || Explain {
+            return Ok(self.finish(args, stale, hits, matched, || Explain {
                 window: Some(w.clone()),
                 window_source: source,
                 tz: tz.to_string(),
@@ -349,6 +359,7 @@ impl Store {
     fn finish(
         &self,
         args: &RetrieveArgs,
+        stale: bool,
         hits: Vec<(Item, ScoreParts)>,
         matched: i64,
         explain: impl FnOnce() -> Explain,
@@ -357,7 +368,37 @@ impl Store {
             args.explain.then(|| Explain { hits: hits.iter().map(|(_, p)| p.clone()).collect(), ..explain() });
         let items: Vec<Item> = hits.into_iter().map(|(i, _)| i).collect();
         self.record_hits(&items);
-        RetrieveResult { query: args.query.clone(), matched, returned: items.len(), items, explain }
+        RetrieveResult { query: args.query.clone(), stale, matched, returned: items.len(), items, explain }
+    }
+
+    /// Conversation context: a hit that asks a question (its text ends with `?` or `？`) is
+    /// followed by the next entry of its day file — the reply — when that entry is not a hit
+    /// already; it takes the question's score. The list is cut back to `limit`.
+    fn with_replies(&self, hits: Vec<(Item, ScoreParts)>, limit: usize) -> Result<Vec<(Item, ScoreParts)>> {
+        if !hits.iter().any(|(i, _)| asks(&i.content)) {
+            return Ok(hits);
+        }
+        let ids: std::collections::HashSet<i64> = hits.iter().map(|(i, _)| i.id).collect();
+        let c = self.conn()?;
+        let mut st =
+            c.prepare_cached(&format!("SELECT {} FROM entries e WHERE e.id = ?1", crate::query::ITEM_COLUMNS))?;
+        let mut out: Vec<(Item, ScoreParts)> = Vec::with_capacity(hits.len() + 2);
+        for (item, parts) in hits {
+            let next = asks(&item.content).then_some(item.id + 1);
+            let score = parts.score;
+            out.push((item, parts));
+            let Some(next) = next.filter(|n| !ids.contains(n) && !out.iter().any(|(i, _)| i.id == *n)) else {
+                continue;
+            };
+            if let Some(mut reply) = st.query_map([next], item_from_row)?.next().transpose()? {
+                reply.score = Some(round4(score));
+                let weight = self.weights(std::slice::from_ref(&reply))[0];
+                let p = ScoreParts { id: reply.id, bm25: 0.0, text: 0.0, weight, recent: 0.0, recency: 0.0, score };
+                out.push((reply, p));
+            }
+        }
+        out.truncate(limit);
+        Ok(out)
     }
 
     fn count_in_gate(&self, g: Gate) -> Result<i64> {
@@ -420,6 +461,11 @@ impl Store {
         let ts = g.ts.map(|(a, b)| (crate::files::entry::format_ts(a), crate::files::entry::format_ts(b)));
         self.search(q, Some(g.range), ts, limit, None)
     }
+}
+
+/// True when an entry's text asks a question (ends with `?` or `？`).
+fn asks(content: &str) -> bool {
+    content.trim_end().ends_with(['?', '？'])
 }
 
 /// SQL of a window-only listing (rowid range, optional exact UTC filter), newest first.

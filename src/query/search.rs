@@ -318,6 +318,11 @@ pub struct RecallResult {
     pub returned: usize,
     /// Best first.
     pub items: Vec<Item>,
+    /// True when the index is behind the files (an import or rebuild is under way in another
+    /// process): the answer is from the index's last consistent state, maybe not whole.
+    /// Omitted when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stale: bool,
 }
 
 /// Rounds a score for output (4 decimals).
@@ -351,7 +356,7 @@ impl Store {
 
     fn recall_checked(&self, keyword: &str, limit: usize, mode: Mode) -> Result<RecallResult> {
         let q = Query::new(keyword, mode)?;
-        self.sync()?;
+        let stale = self.sync_reader(false)?.stale;
         let tau = self.config().recency_tau_days;
         let (items, matched) = self.search(&q, None, None, limit, tau)?;
         let c = self.conn()?;
@@ -359,6 +364,7 @@ impl Store {
         let items: Vec<Item> = items.into_iter().map(|(i, _)| i).collect();
         self.record_hits(&items);
         Ok(RecallResult {
+            stale,
             mode: q.mode,
             tokens: q.terms.clone(),
             probes: q.probes.iter().flatten().map(Probe::fts).collect(),

@@ -19,6 +19,7 @@ mod concurrency;
 mod corrupt_state;
 mod engine_core;
 mod example_archive;
+mod hand_edits;
 mod heavy;
 mod hostile_paths;
 mod import_archives;

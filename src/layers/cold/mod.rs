@@ -1,15 +1,25 @@
 //! Writing the cold layer: `write` (one entry, plugin semantics) and `append_entries`
 //! (many entries into one day, for imports and layer moves).
 //!
-//! Canonical file first: the day file is rewritten atomically (temp + fsync + rename) with the
-//! new line appended, under the writer lock; only then is the day re-mirrored into the index.
-//! Existing bytes (headings, notes, odd lines, even invalid UTF-8) are kept as they are.
+//! Canonical file first, under the writer lock: a new entry is appended to the day file with
+//! `O_APPEND` when the file ends with a newline, otherwise the file is rewritten atomically
+//! (temp + fsync + rename); both are compare-and-swap ([`crate::files::cas`]): if the file
+//! changed since it was read (a hand edit), it is read again and the write redone, so a hand
+//! edit is never overwritten. Only then is the day mirrored into the index; if that fails (a
+//! full disk) the write still succeeds, with a warning, and the next sync catches up — an
+//! error always means the file was not touched. Existing bytes (headings, notes, odd lines,
+//! even invalid UTF-8) are kept as they are. Dates the layout cannot name (years outside
+//! 0001–9999) are refused.
 
-use chrono::NaiveDate;
+use std::path::Path;
+
+use chrono::{DateTime, NaiveDate, Utc};
 use serde::Serialize;
 
+use crate::files::cas::{self, Outcome};
 use crate::files::entry::{Entry, LineKind, Source, format_line, format_ts, parse_line};
-use crate::files::{atomic_write, cold_rel, local_date};
+use crate::files::lock::WriterLock;
+use crate::files::{cold_rel, local_date};
 use crate::index::Store;
 use crate::{Error, Result};
 
@@ -59,6 +69,11 @@ pub struct WriteResult {
     /// `important` only: the trimming hint, empty when within the limit (plugin `hint`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hint: Option<String>,
+    /// Problems after the entry was stored in the file (the index or the hot layer could not
+    /// follow; the index catches up at the next sync). The write succeeded: the memory is in
+    /// the canonical file. Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Collapses all whitespace runs (line breaks included) into single spaces and trims.
@@ -110,6 +125,9 @@ pub struct Appended {
     pub added: usize,
     /// Entries in the day file afterwards.
     pub day_count: usize,
+    /// What went wrong after the file was written (the index could not follow: it catches up
+    /// at the next sync). Empty normally.
+    pub warnings: Vec<String>,
 }
 
 impl Store {
@@ -124,18 +142,43 @@ impl Store {
         if let Some(s) = &args.source {
             s.validate()?;
         }
-        let lock = self.lock()?;
         let now = self.now();
         let day = local_date(now, self.tz());
+        crate::files::check_nameable(day, "now")?;
+        let lock = self.lock()?;
         let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
-        let mut bytes = read_or_empty(&path)?;
-        let text_now = String::from_utf8_lossy(&bytes).into_owned();
+        if let Some(dir) = path.parent() {
+            cas::clean_temps(dir);
+        }
+        for _ in 0..cas::MAX_REDO {
+            if let Some(result) = self.write_once(&lock, args, &path, day, now, &tag, &text)? {
+                return Ok(result);
+            }
+        }
+        Err(kept_changing(&path))
+    }
+
+    /// One attempt of [`Store::write`]: reads the day file, decides, writes with
+    /// compare-and-swap. `None` when the file changed under us (read again and redo).
+    #[allow(clippy::too_many_arguments)]
+    fn write_once(
+        &self,
+        lock: &WriterLock,
+        args: &WriteArgs,
+        path: &Path,
+        day: NaiveDate,
+        now: DateTime<Utc>,
+        tag: &str,
+        text: &str,
+    ) -> Result<Option<WriteResult>> {
+        let snap = cas::read(path)?;
+        let text_now = String::from_utf8_lossy(&snap.bytes).into_owned();
         let mut count = 0usize;
         let mut dup: Option<(usize, Entry)> = None;
         for (i, line) in text_now.split('\n').enumerate() {
             if let LineKind::Entry(e) = parse_line(line) {
                 count += 1;
-                if dup.is_none() && e.tag == tag && e.content == text {
+                if dup.is_none() && same_text(&e.tag, tag) && same_text(&e.content, text) {
                     dup = Some((i, e));
                 }
             }
@@ -144,7 +187,7 @@ impl Store {
             added: false,
             date: day.format("%Y-%m-%d").to_string(),
             ts: String::new(),
-            tag: tag.clone(),
+            tag: tag.to_string(),
             candidate_index: 0,
             source: None,
             source_updated: false,
@@ -152,6 +195,7 @@ impl Store {
             day_count: count,
             over_limit: None,
             hint: None,
+            warnings: Vec::new(),
         };
         if let Some((idx, existing)) = dup {
             result.ts = format_ts(existing.ts);
@@ -160,27 +204,59 @@ impl Store {
                 && existing.source.as_ref() != Some(src)
             {
                 let updated = Entry { source: Some(src.clone()), ..existing.clone() };
-                bytes = replace_line(&bytes, idx, &format_line(&updated));
-                atomic_write(&path, &bytes)?;
-                self.mirror_day(&lock, day)?;
+                let bytes = replace_line(&snap.bytes, idx, &format_line(&updated));
+                if cas::replace(path, &snap, &bytes)? == Outcome::Changed {
+                    return Ok(None);
+                }
+                if let Err(e) = self.mirror_day(lock, day) {
+                    result.warnings.push(index_lags(&e));
+                }
                 result.source = Some(src.clone());
                 result.source_updated = true;
             }
             let e = Entry { source: result.source.clone(), ..existing };
-            self.after_write(&lock, args.important, e, &mut result)?;
-            return Ok(result);
+            self.finish_write(lock, args.important, e, &mut result);
+            return Ok(Some(result));
         }
-        let e = Entry { ts: now, tag, content: text, source: args.source.clone() };
-        let old = bytes.clone();
-        let lineno = append_line(&mut bytes, &mut count_lines(&old), &format_line(&e));
-        atomic_write(&path, &bytes)?;
-        self.mirror_appended(&lock, day, &old, count, &bytes, &[(lineno, &e)])?;
+        let e = Entry { ts: now, tag: tag.to_string(), content: text.to_string(), source: args.source.clone() };
+        let mut bytes = snap.bytes.clone();
+        let lineno = append_line(&mut bytes, &mut count_lines(&snap.bytes), &format_line(&e));
+        // A pure append to a whole file goes through O_APPEND (a hand `>>` at the same instant
+        // lands next to it, never under it); anything else is a compare-and-swap rewrite.
+        let outcome = if snap.ident.is_some() && (snap.bytes.is_empty() || snap.bytes.ends_with(b"\n")) {
+            cas::append(path, &snap, &bytes[snap.bytes.len()..])?
+        } else {
+            cas::replace(path, &snap, &bytes)?
+        };
+        let raced = match outcome {
+            Outcome::Changed => return Ok(None),
+            Outcome::Done { raced } => raced,
+        };
+        let indexed = if raced {
+            self.mirror_day(lock, day)
+        } else {
+            self.mirror_appended(lock, day, &snap.bytes, count, &bytes, &[(lineno, &e)])
+        };
+        if let Err(err) = indexed {
+            result.warnings.push(index_lags(&err));
+        }
         result.added = true;
         result.ts = format_ts(now);
         result.source = e.source.clone();
         result.day_count = count + 1;
-        self.after_write(&lock, args.important, e, &mut result)?;
-        Ok(result)
+        self.finish_write(lock, args.important, e, &mut result);
+        Ok(Some(result))
+    }
+
+    /// What `write` does once the entry is in the file (candidate, day summary). The memory is
+    /// stored by then, so a failure here is a warning in the result, never an error.
+    fn finish_write(&self, lock: &WriterLock, important: bool, e: Entry, result: &mut WriteResult) {
+        if let Err(err) = self.after_write(lock, important, e, result) {
+            result.warnings.push(format!(
+                "the entry is stored in {}, but the hot layer could not be updated: {err}",
+                cold_rel(crate::files::parse_date("date", &result.date).unwrap_or_default())
+            ));
+        }
     }
 
     /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
@@ -192,25 +268,26 @@ impl Store {
         entries: &[Entry],
         lock: Option<&crate::files::lock::WriterLock>,
     ) -> Result<Appended> {
-        let mut seen = std::collections::HashSet::new();
-        self.append_filtered(day, entries, lock, &mut |existing, e| {
-            if seen.is_empty() {
-                seen.extend(existing.iter().map(dedupe_key));
-            }
-            seen.insert(dedupe_key(e))
+        self.append_filtered(day, entries, lock, &mut |existing, es| {
+            let mut seen: std::collections::HashSet<String> = existing.iter().map(dedupe_key).collect();
+            es.iter().map(|e| seen.insert(dedupe_key(e))).collect()
         })
     }
 
-    /// Appends the entries of `entries` that `keep(existing_entries, entry)` accepts to the
-    /// cold file of `day`, in one atomic rewrite, then indexes them. Takes the writer lock
-    /// unless `lock` is given.
+    /// Appends the entries of `entries` that `keep(existing_entries, entries)` accepts (one
+    /// flag per entry) to the cold file of `day`, in one compare-and-swap rewrite (redone
+    /// from a fresh read if the file changes meanwhile), then indexes them. Takes the writer
+    /// lock unless `lock` is given. Errors: `day` outside what the layout can name (field
+    /// `date`), lock, I/O before the file is replaced. Once the file is written, an index
+    /// failure is a warning in [`Appended::warnings`].
     pub(crate) fn append_filtered(
         &self,
         day: NaiveDate,
         entries: &[Entry],
         lock: Option<&crate::files::lock::WriterLock>,
-        keep: &mut dyn FnMut(&[Entry], &Entry) -> bool,
+        keep: &mut KeepFn<'_>,
     ) -> Result<Appended> {
+        crate::files::check_nameable(day, "date")?;
         let own;
         let lock = match lock {
             Some(l) => l,
@@ -219,24 +296,64 @@ impl Store {
                 &own
             }
         };
-        let p = self.prepare_append(day, entries, keep)?;
-        if !p.added.is_empty() {
-            atomic_write(&p.path, &p.bytes)?;
-            self.mirror_appended(lock, day, &p.old, p.count, &p.bytes, &p.added)?;
+        let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
+        if let Some(dir) = path.parent() {
+            cas::clean_temps(dir);
         }
-        Ok(Appended { added: p.added.len(), day_count: p.count + p.added.len() })
+        for _ in 0..cas::MAX_REDO {
+            let snap = cas::read(&path)?;
+            let existing: Vec<Entry> = String::from_utf8_lossy(&snap.bytes)
+                .split('\n')
+                .filter_map(|l| match parse_line(l) {
+                    LineKind::Entry(e) => Some(e),
+                    _ => None,
+                })
+                .collect();
+            let count = existing.len();
+            let mut bytes = snap.bytes.clone();
+            let mut added = Vec::new();
+            let mut lines = count_lines(&bytes);
+            for (e, k) in entries.iter().zip(keep(&existing, entries)) {
+                if k {
+                    added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
+                }
+            }
+            let mut warnings = Vec::new();
+            if !added.is_empty() {
+                let raced = match cas::replace(&path, &snap, &bytes)? {
+                    Outcome::Changed => continue,
+                    Outcome::Done { raced } => raced,
+                };
+                let indexed = if raced {
+                    self.mirror_day(lock, day)
+                } else {
+                    self.mirror_appended(lock, day, &snap.bytes, count, &bytes, &added)
+                };
+                if let Err(err) = indexed {
+                    warnings.push(index_lags(&err));
+                }
+            }
+            return Ok(Appended { added: added.len(), day_count: count + added.len(), warnings });
+        }
+        Err(kept_changing(&path))
     }
 
     /// Reads the cold file of `day` and computes its bytes with the accepted entries appended,
-    /// writing nothing (see [`PreparedDay`]). The caller holds the writer lock.
+    /// writing nothing (see [`PreparedDay`]). The caller holds the writer lock. Errors: `day`
+    /// outside what the layout can name (field `date`); a day file that is a symlink or not a
+    /// regular file ([`cas::read`]).
     pub(crate) fn prepare_append<'e>(
         &self,
         day: NaiveDate,
         entries: &'e [Entry],
         keep: &mut dyn FnMut(&[Entry], &Entry) -> bool,
     ) -> Result<PreparedDay<'e>> {
+        crate::files::check_nameable(day, "date")?;
         let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
-        let mut bytes = read_or_empty(&path)?;
+        if let Some(dir) = path.parent() {
+            cas::clean_temps(dir);
+        }
+        let mut bytes = cas::read(&path)?.bytes;
         let existing: Vec<Entry> = String::from_utf8_lossy(&bytes)
             .split('\n')
             .filter_map(|l| match parse_line(l) {
@@ -276,29 +393,40 @@ pub(crate) struct PreparedDay<'e> {
     pub added: Vec<(i64, &'e Entry)>,
 }
 
+/// The filter of [`Store::append_filtered`]: given the entries already in the day file and the
+/// entries to append, one flag per entry to append (true: write it).
+pub(crate) type KeepFn<'a> = dyn FnMut(&[Entry], &[Entry]) -> Vec<bool> + 'a;
+
+/// The warning of a write whose file is stored but whose index row could not be written (a
+/// full disk, a locked or damaged index): the next sync catches up from the file.
+pub(crate) fn index_lags(e: &Error) -> String {
+    format!("stored in the file, but the index could not be updated ({e}); it catches up at the next sync")
+}
+
+/// The error of a write whose file changed under it [`cas::MAX_REDO`] times in a row.
+pub(crate) fn kept_changing(path: &Path) -> Error {
+    Error::io(
+        path,
+        std::io::Error::other(format!(
+            "the file changed {} times while memlayers tried to write it; nothing was written",
+            cas::MAX_REDO
+        )),
+    )
+}
+
+/// Text equality as a reader sees it: the same after Unicode NFC normalisation (an NFD `é`
+/// and an NFC `é` are one text). The bytes in the file are never rewritten.
+pub fn same_text(a: &str, b: &str) -> bool {
+    use unicode_normalization::UnicodeNormalization;
+    a == b || a.nfc().eq(b.nfc())
+}
+
 /// Identity of an entry for `append_entries`: tag, text and source marker together (a sunk
 /// candidate `[tag] text` keeps the source of its original line, yet is a different entry).
 fn dedupe_key(e: &Entry) -> String {
     let src = e.source.as_ref().map(Source::marker).unwrap_or_default();
-    format!("{}\u{1}{}\u{1}{src}", e.tag, e.content)
-}
-
-/// Reads a day file, or nothing when it does not exist. A path that is not a regular file (a
-/// FIFO would block the read forever; a socket, device or folder is not a day file) is an
-/// error, and the write is abandoned before anything is replaced.
-fn read_or_empty(path: &std::path::Path) -> Result<Vec<u8>> {
-    if let Ok(meta) = std::fs::metadata(path)
-        && !meta.is_file()
-    {
-        let e =
-            std::io::Error::new(std::io::ErrorKind::InvalidData, "not a regular file; refusing to read or replace it");
-        return Err(Error::io(path, e));
-    }
-    match std::fs::read(path) {
-        Ok(b) => Ok(b),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
-        Err(e) => Err(Error::io(path, e)),
-    }
+    use unicode_normalization::UnicodeNormalization;
+    format!("{}\u{1}{}\u{1}{src}", e.tag.nfc(), e.content.nfc())
 }
 
 /// Appends `line` and a newline (adding the missing final newline first) to a buffer that holds

@@ -48,19 +48,21 @@ impl Store {
             return Ok(hot::get_view(&doc, self.config(), Pruned::none(kept)));
         }
         let lock = self.lock()?;
-        self.sync_layers(LayerScope::Live, false, Some(&lock))?;
-        let doc = self.hot_doc()?.unwrap_or_default();
-        let plan = self.prune_plan(&doc)?;
-        if plan.sink.is_empty() {
-            return Ok(hot::get_view(&doc, self.config(), plan.pruned));
-        }
-        if let Err(e) = self.append_entries(self.today(), &plan.sink, Some(&lock)) {
-            let mut view = hot::get_view(&doc, self.config(), Pruned::none(doc.candidates.len()));
-            view.warnings.push(format!("候选下沉失败（写冷层出错：{e}），候选保持原样"));
-            return Ok(view);
-        }
-        self.write_hot(&lock, &plan.doc)?;
-        Ok(hot::get_view(&plan.doc, self.config(), plan.pruned))
+        self.redo_on_change(&lock, || {
+            self.sync_layers(LayerScope::Live, false, Some(&lock))?;
+            let doc = self.hot_doc()?.unwrap_or_default();
+            let plan = self.prune_plan(&doc)?;
+            if plan.sink.is_empty() {
+                return Ok(hot::get_view(&doc, self.config(), plan.pruned));
+            }
+            if let Err(e) = self.append_entries(self.today(), &plan.sink, Some(&lock)) {
+                let mut view = hot::get_view(&doc, self.config(), Pruned::none(doc.candidates.len()));
+                view.warnings.push(format!("候选下沉失败（写冷层出错：{e}），候选保持原样"));
+                return Ok(view);
+            }
+            self.write_hot(&lock, &plan.doc)?;
+            Ok(hot::get_view(&plan.doc, self.config(), plan.pruned))
+        })
     }
 
     fn prune_plan(&self, doc: &HotDoc) -> Result<hot::prune::PrunePlan> {
@@ -81,20 +83,24 @@ impl Store {
         }
         self.sync()?;
         let lock = self.lock()?;
-        self.sync_layers(LayerScope::Live, false, Some(&lock))?;
-        let old = self.hot_doc()?.unwrap_or_default();
-        let keys: Vec<String> = split_blocks(&hot::parse(content).body).iter().flat_map(|b| block_keys(b)).collect();
-        let ledger = self.usage_records(&keys)?;
-        let plan = apply_set(&old, content, self.config(), &ledger, self.now());
-        let (doc, result) = if plan.cold_entries.is_empty() {
-            (plan.doc.clone(), plan.result.clone())
-        } else {
-            match self.append_entries(self.today(), &plan.cold_entries, Some(&lock)) {
-                Ok(_) => (plan.doc.clone(), plan.result.clone()),
-                Err(e) => plan.cold_write_failed(self.config().hot_limit, &e.to_string()),
-            }
-        };
-        self.write_hot(&lock, &doc)?;
+        let (plan, result) = self.redo_on_change(&lock, || {
+            self.sync_layers(LayerScope::Live, false, Some(&lock))?;
+            let old = self.hot_doc()?.unwrap_or_default();
+            let keys: Vec<String> =
+                split_blocks(&hot::parse(content).body).iter().flat_map(|b| block_keys(b)).collect();
+            let ledger = self.usage_records(&keys)?;
+            let plan = apply_set(&old, content, self.config(), &ledger, self.now());
+            let (doc, result) = if plan.cold_entries.is_empty() {
+                (plan.doc.clone(), plan.result.clone())
+            } else {
+                match self.append_entries(self.today(), &plan.cold_entries, Some(&lock)) {
+                    Ok(_) => (plan.doc.clone(), plan.result.clone()),
+                    Err(e) => plan.cold_write_failed(self.config().hot_limit, &e.to_string()),
+                }
+            };
+            self.write_hot(&lock, &doc)?;
+            Ok((plan, result))
+        })?;
         if !plan.promote.is_empty()
             && let Err(e) = self.promote_locked(&lock, &plan.promote)
         {
@@ -107,16 +113,18 @@ impl Store {
     /// index with the body's size figures; an identical candidate (tag + text) is not added
     /// twice. The caller holds the writer lock.
     pub(crate) fn add_candidate_locked(&self, lock: &WriterLock, entry: Entry) -> Result<(usize, HotStatus)> {
-        self.sync_layers(LayerScope::Live, false, Some(lock))?;
-        let mut doc = self.hot_doc()?;
-        let existed = doc.is_some();
-        let d = doc.get_or_insert_with(HotDoc::default);
-        let before = d.candidates.len();
-        let index = hot::add_candidate(d, entry);
-        if d.candidates.len() != before || !existed {
-            self.write_hot(lock, d)?;
-        }
-        Ok((index, hot::status(d, self.config())))
+        self.redo_on_change(lock, || {
+            self.sync_layers(LayerScope::Live, false, Some(lock))?;
+            let mut doc = self.hot_doc()?;
+            let existed = doc.is_some();
+            let d = doc.get_or_insert_with(HotDoc::default);
+            let before = d.candidates.len();
+            let index = hot::add_candidate(d, entry.clone());
+            if d.candidates.len() != before || !existed {
+                self.write_hot(lock, d)?;
+            }
+            Ok((index, hot::status(d, self.config())))
+        })
     }
 
     /// Adds topics lines not yet in the index (never reordering or replacing, seeds/002
@@ -126,12 +134,14 @@ impl Store {
         if topics.is_empty() {
             return Ok(0);
         }
-        self.sync_layers(LayerScope::Live, false, Some(lock))?;
-        let mut doc = self.hot_doc()?.unwrap_or_default();
-        let added = hot::add_topics(&mut doc, topics);
-        if added > 0 {
-            self.write_hot(lock, &doc)?;
-        }
-        Ok(added)
+        self.redo_on_change(lock, || {
+            self.sync_layers(LayerScope::Live, false, Some(lock))?;
+            let mut doc = self.hot_doc()?.unwrap_or_default();
+            let added = hot::add_topics(&mut doc, topics);
+            if added > 0 {
+                self.write_hot(lock, &doc)?;
+            }
+            Ok(added)
+        })
     }
 }

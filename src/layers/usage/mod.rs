@@ -41,7 +41,8 @@ pub mod ops;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, Utc};
-use serde::{Serialize, Serializer};
+use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+use serde::{Deserialize, Serialize, Serializer};
 use serde_json::Value;
 use sha1::{Digest, Sha1};
 
@@ -69,6 +70,111 @@ pub fn key(content: &str) -> String {
         s.push_str(&format!("{b:02x}"));
     }
     s
+}
+
+/// The message of [`Top`]'s visitor for a top level that is not an object.
+const NOT_OBJECT: &str = "usage ledger: top level is not an object";
+
+/// The top level of usage.json, read in one streaming pass: `version` (any JSON value,
+/// checked by the caller), `entries` (`None` when missing or not an object), other keys ignored.
+struct Top {
+    version: Option<Value>,
+    entries: Option<BTreeMap<String, Record>>,
+}
+
+impl<'de> Deserialize<'de> for Top {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Top, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Top;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(NOT_OBJECT)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> std::result::Result<Top, A::Error> {
+                let mut top = Top { version: None, entries: None };
+                while let Some(k) = m.next_key::<String>()? {
+                    match k.as_str() {
+                        "version" => top.version = Some(m.next_value()?),
+                        "entries" => top.entries = m.next_value::<Entries>()?.0,
+                        _ => {
+                            m.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(top)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The `entries` object, record by record (`None` when it is not an object).
+struct Entries(Option<BTreeMap<String, Record>>);
+
+impl<'de> Deserialize<'de> for Entries {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> std::result::Result<Entries, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Entries;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut m: A) -> std::result::Result<Entries, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some(k) = m.next_key::<String>()? {
+                    let v: Value = m.next_value()?;
+                    if let Some(r) = record_of(&v) {
+                        out.insert(k, r);
+                    }
+                }
+                Ok(Entries(Some(out)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut s: A) -> std::result::Result<Entries, A::Error> {
+                while s.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Entries(None))
+            }
+            fn visit_bool<E>(self, _: bool) -> std::result::Result<Entries, E> {
+                Ok(Entries(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> std::result::Result<Entries, E> {
+                Ok(Entries(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> std::result::Result<Entries, E> {
+                Ok(Entries(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> std::result::Result<Entries, E> {
+                Ok(Entries(None))
+            }
+            fn visit_str<E>(self, _: &str) -> std::result::Result<Entries, E> {
+                Ok(Entries(None))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Entries, E> {
+                Ok(Entries(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// One record of the file, tolerant per field (see [`Ledger::parse`]); `None` when the value
+/// is not an object.
+fn record_of(v: &Value) -> Option<Record> {
+    let Value::Object(r) = v else { return None };
+    let ts = |name: &str| {
+        r.get(name)
+            .and_then(Value::as_str)
+            .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
+            .map(|t| t.with_timezone(&Utc))
+    };
+    let hits = r.get("hits").and_then(Value::as_f64).filter(|h| h.is_finite() && *h >= 0.0).unwrap_or(0.0);
+    let weight = r.get("weight").and_then(Value::as_f64).filter(|w| w.is_finite()).unwrap_or(DEFAULT_WEIGHT);
+    Some(Record {
+        hits: hits.floor() as u64,
+        first_hit_at: ts("firstHitAt"),
+        last_hit_at: ts("lastHitAt"),
+        weight: weight.clamp(0.0, MAX_WEIGHT),
+        last_decay_at: ts("lastDecayAt"),
+    })
 }
 
 /// One ledger record. Instants are UTC; `None` means the field was absent in the file.
@@ -166,45 +272,26 @@ impl Ledger {
             return (Ledger::default(), LoadStatus::Missing);
         };
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let v: Value = match serde_json::from_str(text) {
-            Ok(v) => v,
+        // Streamed: one record at a time becomes a small `Value` and then a `Record`, so a
+        // 100 MB ledger never exists as one JSON tree (issue 14, point 8: 674 MB before).
+        let top: Top = match serde_json::from_str(text) {
+            Ok(t) => t,
+            Err(e) if e.is_data() && e.to_string().contains(NOT_OBJECT) => {
+                return (Ledger::default(), LoadStatus::Corrupt("top level is not an object".into()));
+            }
             Err(e) => return (Ledger::default(), LoadStatus::Corrupt(format!("not JSON: {e}"))),
         };
-        let Value::Object(top) = v else {
-            return (Ledger::default(), LoadStatus::Corrupt("top level is not an object".into()));
-        };
-        match top.get("version").and_then(Value::as_u64) {
+        match top.version.as_ref().and_then(Value::as_u64) {
             Some(VERSION) => {}
-            other => {
+            _ => {
+                let other = top.version.as_ref().and_then(Value::as_u64);
                 return (Ledger::default(), LoadStatus::Corrupt(format!("version is {other:?}, expected 1")));
             }
         }
-        let Some(Value::Object(entries)) = top.get("entries") else {
+        let Some(entries) = top.entries else {
             return (Ledger::default(), LoadStatus::Corrupt("entries is missing or not an object".into()));
         };
-        let mut ledger = Ledger::default();
-        for (k, v) in entries {
-            let Value::Object(r) = v else { continue };
-            let ts = |name: &str| {
-                r.get(name)
-                    .and_then(Value::as_str)
-                    .and_then(|s| DateTime::parse_from_rfc3339(s).ok())
-                    .map(|t| t.with_timezone(&Utc))
-            };
-            let hits = r.get("hits").and_then(Value::as_f64).filter(|h| h.is_finite() && *h >= 0.0).unwrap_or(0.0);
-            let weight = r.get("weight").and_then(Value::as_f64).filter(|w| w.is_finite()).unwrap_or(DEFAULT_WEIGHT);
-            ledger.entries.insert(
-                k.clone(),
-                Record {
-                    hits: hits.floor() as u64,
-                    first_hit_at: ts("firstHitAt"),
-                    last_hit_at: ts("lastHitAt"),
-                    weight: weight.clamp(0.0, MAX_WEIGHT),
-                    last_decay_at: ts("lastDecayAt"),
-                },
-            );
-        }
-        (ledger, LoadStatus::Ok)
+        (Ledger { entries }, LoadStatus::Ok)
     }
 
     /// The file bytes: deterministic (same ledger → same bytes), see the module docs.

@@ -258,7 +258,8 @@ impl Store {
     /// Records one usage hit per returned item (module docs). Never fails: problems are
     /// reported as a `log` warning and the caller's query result stands.
     pub(crate) fn record_hits<H: Hit>(&self, items: &[H]) {
-        if items.is_empty() {
+        // A read-only data root records nothing (the warning at open says so).
+        if items.is_empty() || self.read_only.is_some() {
             return;
         }
         if let Err(e) = self.try_record_hits(items) {
@@ -267,6 +268,10 @@ impl Store {
     }
 
     fn try_record_hits<H: Hit>(&self, items: &[H]) -> Result<()> {
+        // During an import the lock is held for minutes: do not make the query wait for it.
+        if self.writer_busy()? {
+            return Err(Error::LockTimeout { path: self.root().to_path_buf(), waited_ms: 0 });
+        }
         let lock = self.usage_lock()?;
         let now = self.now();
         let keyed: Vec<(String, &str)> = items.iter().map(|i| (key(i.content()), i.content())).collect();
@@ -354,8 +359,12 @@ impl Store {
         if on_disk.as_deref() == Some(&bytes[..]) || (on_disk.is_none() && empty) {
             return Ok(false);
         }
-        self.write_layer(lock, USAGE_FILE, &bytes)?;
-        Ok(true)
+        match self.write_layer(lock, USAGE_FILE, &bytes) {
+            // A hand edit landed since the last sync: the file wins (the next sync loads it).
+            Err(Error::Changed(_)) => Ok(false),
+            Err(e) => Err(e),
+            Ok(()) => Ok(true),
+        }
     }
 
     /// Stores `records` (key, record) in the ledger as they are, then writes usage.json. For
@@ -379,6 +388,9 @@ impl Store {
     /// written. Errors: lock timeout, I/O. Called (errors ignored) when a [`Memory`](crate::Memory) with
     /// unwritten hits is dropped.
     pub fn flush_usage(&self) -> Result<bool> {
+        if self.read_only.is_some() {
+            return Ok(false);
+        }
         let lock = self.usage_lock()?;
         self.sync_layers(crate::layers::sync::LayerScope::Live, false, Some(&lock))?;
         self.write_usage_file(&lock)
