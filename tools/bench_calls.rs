@@ -453,7 +453,7 @@ same statement through the `sqlite3` shell, process start included.\n\n",
     for r in runs {
         let i = &r.info;
         s.push_str(&format!(
-            "## {} entries ({} day files, {} … {}; archive {}, index {} = {:.2}×)\n\n",
+            "## {} entries ({} day files, {} … {}; archive {} MB, index {} MB = {:.2}×)\n\n",
             thousands(i.entries as u64),
             thousands(i.files as u64),
             i.first,
@@ -698,13 +698,11 @@ fn main() -> BResult<()> {
         std::fs::write(out, &md)?;
     }
     if let Some(path) = &args.svg {
-        let line = machine
-            .markdown()
-            .lines()
-            .find(|l| !l.trim().is_empty())
-            .unwrap_or("")
-            .trim_start_matches("- ")
-            .to_string();
+        let m = &machine;
+        let line = format!(
+            "{} cores ({}), SQLite {}, commit {}, {}, load average {} at start",
+            m.cores, m.cpu, m.sqlite, m.commit, m.date, m.load_start
+        );
         std::fs::write(path, svg(&runs, &line))?;
     }
     Ok(())
