@@ -92,14 +92,34 @@ impl Default for Config {
     }
 }
 
-/// The system's local IANA zone (via the `iana-time-zone` crate), or UTC when it cannot be
-/// determined or is not a known IANA name.
+/// The system's local IANA zone: `$TZ` when it names one (a leading `:` is allowed), else the
+/// zone the `iana-time-zone` crate reads from the system, else UTC. Worked out once per process;
+/// a `$TZ` that is set but names no IANA zone, and a system zone that cannot be determined, are
+/// reported once with `log::warn!` (the data root would otherwise be dated in a zone the user
+/// did not choose without a word).
 pub fn system_timezone() -> Tz {
-    std::env::var("TZ")
-        .ok()
-        .and_then(|z| z.trim_start_matches(':').parse().ok())
-        .or_else(|| iana_time_zone::get_timezone().ok().and_then(|z| z.parse().ok()))
-        .unwrap_or(Tz::UTC)
+    static ZONE: std::sync::OnceLock<Tz> = std::sync::OnceLock::new();
+    *ZONE.get_or_init(|| {
+        if let Ok(z) = std::env::var("TZ") {
+            match z.trim_start_matches(':').parse() {
+                Ok(tz) => return tz,
+                Err(_) => log::warn!("TZ={z:?} is not an IANA time zone name; using the system's zone"),
+            }
+        }
+        match iana_time_zone::get_timezone().map(|z| (z.parse::<Tz>(), z)) {
+            Ok((Ok(tz), _)) => tz,
+            Ok((Err(_), name)) => {
+                log::warn!(
+                    "the system time zone {name:?} is not a known IANA name; using UTC (set --tz or config timezone)"
+                );
+                Tz::UTC
+            }
+            Err(e) => {
+                log::warn!("the system time zone cannot be determined ({e}); using UTC (set --tz or config timezone)");
+                Tz::UTC
+            }
+        }
+    })
 }
 
 /// Parses an IANA zone name; the error names `field`.

@@ -59,7 +59,11 @@ pub enum Error {
         /// Why it cannot be written, as the system said it.
         cause: String,
     },
-    /// An SQLite error from the index.
+    /// An SQLite error from the index. The rusqlite error is kept as it is, and is also the
+    /// [`source`](std::error::Error::source): its result code tells a damaged index
+    /// (`DatabaseCorrupt`, `NotADatabase`: delete `index.sqlite3`, it is rebuilt from the
+    /// files) from a busy one (`DatabaseBusy`), so callers match on it, and `rusqlite::Error`
+    /// is part of this API.
     #[error("index error: {0}")]
     Sqlite(#[from] rusqlite::Error),
     /// The connection pool could not hand out a connection (the pool's own error is the

@@ -48,6 +48,8 @@ struct Args {
     #[arg(long)]
     work: Option<PathBuf>,
     /// Report file (default tools/BENCH_RESULTS.md; with --smoke, <work>/BENCH_RESULTS.md).
+    // This doc comment is the `--help` text, where `<work>` is a placeholder, not an HTML tag.
+    #[allow(rustdoc::invalid_html_tags)]
     #[arg(long)]
     out: Option<PathBuf>,
     /// gen-archive seed.

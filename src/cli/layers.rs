@@ -73,7 +73,9 @@ fn hot_set_content(content: Option<&str>, file: Option<&PathBuf>) -> Result<Stri
         (Some("-"), _) => read_stdin(),
         (Some(c), _) => Ok(c.to_string()),
         (None, Some(f)) if f.as_os_str() == "-" => read_stdin(),
-        (None, Some(f)) => std::fs::read_to_string(f).map_err(|e| Error::io(f, e)),
+        (None, Some(f)) => {
+            std::fs::read_to_string(f).map_err(|e| Error::bad("file", format!("cannot read {}: {e}", f.display())))
+        }
         (None, None) => Err(Error::bad("content", "give CONTENT, - (stdin) or --file FILE")),
     }
 }

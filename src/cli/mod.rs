@@ -26,6 +26,8 @@ const GLOBAL: &str = "Global options";
 pub struct Cli {
     /// Data root to use as is (else config dataRoot → <dataRoot>/memory, else
     /// $DSH_HOME/dsh-memory-layers, else ~/.dsh/dsh-memory-layers).
+    // This doc comment is the `--help` text, where `<dataRoot>` is a placeholder, not an HTML tag.
+    #[allow(rustdoc::invalid_html_tags)]
     #[arg(long, global = true, value_name = "DIR", help_heading = GLOBAL)]
     pub data_root: Option<PathBuf>,
     /// JSON config file with the plugin's keys (hotLimit, halfLifeDays, timezone, …).

@@ -1,6 +1,6 @@
 //! Importing existing daily-note archives (issue 5): Obsidian Daily Notes, Logseq journals,
 //! OpenClaw `memory/YYYY-MM-DD.md`, plain day folders, and existing dsh-memory-layers data
-//! roots. This module is the pure part: [`scan`] reads an archive (never writes) into a plan of
+//! roots. This module is the pure part: [`scan()`] reads an archive (never writes) into a plan of
 //! entries per local day plus a report; writing cold files and indexing belong to the engine.
 //!
 //! # Mapping
@@ -197,7 +197,7 @@ pub struct ImportedEntry {
 }
 
 /// All entries of one local day, from all the files of that day, in the order of
-/// [`scan`] (files by relative path, entries in file order).
+/// [`scan()`] (files by relative path, entries in file order).
 #[derive(Debug, Clone, PartialEq)]
 pub struct DayPlan {
     /// The local date (from the file name).
@@ -240,7 +240,7 @@ pub struct FileSplit {
     pub control_chars_stripped: usize,
 }
 
-/// The plan and report of a [`scan`].
+/// The plan and report of a [`scan()`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ScanReport {
     /// Days with at least one entry, ascending.

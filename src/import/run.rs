@@ -24,7 +24,7 @@ use crate::files::cas::{self, Outcome};
 use crate::files::entry::Entry;
 use crate::files::lock::WriterLock;
 use crate::index::Store;
-use crate::layers::cold::kept_changing;
+use crate::layers::cold::ops::kept_changing;
 use crate::{Error, Result};
 
 /// Days an import writes and mirrors together (files written side by side, one index

@@ -13,6 +13,11 @@ pub struct CheckReport {
     /// True when nothing below is non-empty (malformed lines and temp files do not count:
     /// they are reported, but the index is consistent with them).
     pub clean: bool,
+    /// True when nothing under `cold/` needs a person's look: no `malformed` report and nothing
+    /// `ignored`. `clean` can be true while this is false (the index mirrors the files, but
+    /// some hand-written text in them is not an entry any query can find, or sits on the
+    /// wrong day).
+    pub all_read: bool,
     /// Cold files on disk.
     pub files: usize,
     /// Entries in the index.
@@ -94,6 +99,7 @@ impl Store {
             && rep.gone.is_empty()
             && rep.count_mismatch.is_empty()
             && !rep.fts_mismatch;
+        rep.all_read = rep.malformed.is_empty() && rep.ignored.is_empty();
         Ok(rep)
     }
 }

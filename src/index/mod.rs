@@ -142,7 +142,7 @@ fn first_migration() -> &'static str {
 /// the winner's live index aside.
 ///
 /// `per_call`: the process makes one call and exits (the CLI); its connections leave the WAL
-/// to be checkpointed later ([`init_conn_per_call`]).
+/// to be checkpointed later (`init_conn_per_call`).
 pub fn open(path: &Path, per_call: bool) -> Result<(DbPool, OpenState, Vec<String>)> {
     let root = path.parent().unwrap_or(Path::new("."));
     if !is_symlink(path)

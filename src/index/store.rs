@@ -326,7 +326,7 @@ impl Store {
     }
 }
 
-/// `meta` key of [`Store::mark_busy`]: what a long write under the lock is doing.
+/// `meta` key of `Store::mark_busy`: what a long write under the lock is doing.
 pub const META_BUSY: &str = "writer_busy";
 
 /// True for the "busy" error of a sync that does not wait for the writer lock.

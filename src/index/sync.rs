@@ -395,7 +395,7 @@ fn insert_entry(
 /// Replaces the index rows of one file with its current content. `bytes` are the file's bytes
 /// (invalid UTF-8 is decoded lossily and reported as line 0). Returns entries indexed and the
 /// malformed lines: entry-looking lines that could not be read, near misses of the entry
-/// format and bullets without a timestamp ([`near_miss`]), and — when `tz` is given — entries
+/// format and bullets without a timestamp ([`near_miss`](crate::files::entry::near_miss)), and — when `tz` is given — entries
 /// whose timestamp falls on another local date than the file's (indexed all the same, under
 /// the file's date).
 pub fn mirror_file(

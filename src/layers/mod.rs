@@ -1,7 +1,7 @@
 //! The memory layers of dsh-memory-layers v1.2.1, one folder each: in every folder `mod.rs` is
-//! the pure model (parse, render, rules; no files, no SQLite) and `ops.rs` the I/O on a
-//! [`crate::Memory`] (reads and writes of the layer's files under the writer lock, index
-//! updates).
+//! the pure model (parse, render, rules; no files, no SQLite, no clock) and `ops.rs` the I/O
+//! on a [`crate::index::Store`] (reads and writes of the layer's files under the writer lock,
+//! index updates).
 //!
 //! * [`cold`]: one Markdown file per local day (`cold/YYYY-MM/YYYY-MM-DD.md`), the entries.
 //! * [`hot`]: `hot.md`, the ~600-character hot layer, and its candidates.

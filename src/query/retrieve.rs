@@ -249,11 +249,13 @@ impl Store {
         Gate { range: id_range(a, b), ts: Some((start, end)) }
     }
 
-    /// Time-gated retrieval (module docs). Errors: `limit` outside 1–50, an invalid explicit
+    /// Time-gated retrieval (module docs). Errors: `limit` outside 1–50, `query` longer than
+    /// [`MAX_QUERY_CHARS`](crate::query::search::MAX_QUERY_CHARS) code points, an invalid explicit
     /// range (field `time_range`), or — without a window — a query with nothing to search
     /// (as recall, field `keyword`).
     pub fn retrieve(&self, args: &RetrieveArgs) -> Result<RetrieveResult> {
         let limit = check_range("limit", args.limit.unwrap_or(10), 1, 50)? as usize;
+        crate::query::search::check_query_length("query", &args.query)?;
         let tz = args.tz.unwrap_or(self.frame_tz());
         let (window, source, rest) = match args.time_range {
             Some(r) => (Some(explicit_window(r, tz)?), WindowSource::Explicit, args.query.clone()),

@@ -68,6 +68,22 @@ impl std::str::FromStr for Mode {
     }
 }
 
+/// Longest keyword or question, in Unicode code points (memlayers; the plugin sets no limit).
+/// A query is segmented and echoed (`tokens`, `probes`, `explain`) in full, so an 8-million-
+/// character keyword cost 14.5 s and an 8 MB reply on the one-at-a-time MCP server before this
+/// bound. 200 000 is 50 times the longest entry `write` accepts and leaves room for the
+/// repeated-term queries (150 000 code points of one term) that must still be answered.
+pub const MAX_QUERY_CHARS: usize = 200_000;
+
+/// Errors (naming `field`) when `text` is longer than [`MAX_QUERY_CHARS`] code points.
+pub(crate) fn check_query_length(field: &str, text: &str) -> Result<()> {
+    // Counting stops at the bound: the check itself stays O(bound) on any input.
+    if text.chars().nth(MAX_QUERY_CHARS).is_some() {
+        return Err(Error::bad(field, format!("is longer than the limit of {MAX_QUERY_CHARS} characters")));
+    }
+    Ok(())
+}
+
 /// Most distinct FTS5 probes one query may hold (memlayers; the plugin sets no limit). FTS5's
 /// cost grows faster than the number of phrases (16 000 OR-ed words take seconds), so a longer
 /// keyword is refused with a clear error; 2048 covers a whole 4000-character Chinese entry
@@ -339,7 +355,8 @@ impl Store {
     /// `mem_recall(keyword, limit=10, mode="and")` over every month. Terms are separated by
     /// whitespace; a term matches when all its probes occur in the content or tag (see
     /// `segment::term_probes`). `limit` 1–50; `mode` defaults to [`Mode::And`]. Errors name
-    /// `keyword` or `limit`.
+    /// `keyword` (nothing to search, more than [`MAX_QUERY_CHARS`] code points or
+    /// [`MAX_PROBES`] probes) or `limit`.
     pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<Mode>) -> Result<RecallResult> {
         let limit = check_range("limit", limit.unwrap_or(10), 1, 50)? as usize;
         self.recall_checked(keyword, limit, mode.unwrap_or(Mode::And))
@@ -355,6 +372,7 @@ impl Store {
     }
 
     fn recall_checked(&self, keyword: &str, limit: usize, mode: Mode) -> Result<RecallResult> {
+        check_query_length("keyword", keyword)?;
         let q = Query::new(keyword, mode)?;
         let stale = self.sync_reader(false)?.stale;
         let tau = self.config().recency_tau_days;

@@ -91,3 +91,30 @@ fn demo_runs_on_the_bundled_archive() {
     let again = ml(&["--data-root", root.to_str().unwrap(), "demo"]);
     assert_eq!(again.status.code(), Some(2));
 }
+
+/// A `$TZ` that names no IANA zone is not silently taken as UTC: the CLI says so on stderr
+/// (the data root would otherwise be dated in a zone nobody chose), and a valid `$TZ` is used
+/// without a warning: 2026-11-22T20:00:00Z is 2026-11-23 in Asia/Shanghai (UTC+8), so the
+/// entry lands in cold/2026-11/2026-11-23.md.
+#[test]
+fn an_unknown_tz_variable_is_reported_not_silently_utc() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("bad");
+    let out = Command::new(env!("CARGO_BIN_EXE_memlayers"))
+        .env("TZ", "garbage/zone")
+        .args(["--data-root", root.to_str().unwrap(), "--now", "2026-11-22T20:00:00Z", "write", "x"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("TZ=\"garbage/zone\" is not an IANA time zone name"), "{}", text(&out.stderr));
+
+    let root = dir.path().join("good");
+    let out = Command::new(env!("CARGO_BIN_EXE_memlayers"))
+        .env("TZ", "Asia/Shanghai")
+        .args(["--data-root", root.to_str().unwrap(), "--now", "2026-11-22T20:00:00Z", "write", "y"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("time zone"), "{}", text(&out.stderr));
+    assert!(root.join("cold/2026-11/2026-11-23.md").exists());
+}

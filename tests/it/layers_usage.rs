@@ -207,6 +207,22 @@ fn cli_layer_subcommands() {
     assert_eq!(j["chars"], 7);
     let (code, _, err) = cli(root, &["hot-set"], None);
     assert_eq!(code, 2, "{err}");
+    // A file that cannot be read is bad input naming `file` (exit 2), not an internal error.
+    let (code, _, err) = cli(root, &["hot-set", "--file", root.join("missing.txt").to_str().unwrap()], None);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("file"), "{err}");
+    // Control characters other than line breaks and tabs are refused as `write` refuses them
+    // (U+0001 here), and hot.md keeps the body set above.
+    let (code, _, err) = cli(root, &["hot-set", "a\u{1}b"], None);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("U+0001"), "{err}");
+    assert_eq!(
+        memlayers::layers::hot::parse(&std::fs::read_to_string(root.join("hot.md")).unwrap()).body,
+        "从文件来的正文"
+    );
+    let (code, j, _) = cli(root, &["hot-set", "第一行\n\t第二行"], None);
+    assert_eq!((code, j["chars"].as_u64()), (0, Some(8)));
+    cli(root, &["hot-set", "从文件来的正文"], None);
     let (_, j, _) = cli(root, &["write", "周末想去看海", "--tag", "计划", "--important"], None);
     assert_eq!((j["candidateIndex"].as_u64(), j["overLimit"].as_bool()), (Some(1), Some(false)));
     let (_, j, _) = cli(root, &["summarize", "--period", "week"], None);

@@ -195,7 +195,9 @@ async def run(root, log):
             assert (r["mode"], r["tokens"], r["matched"], r["returned"]) == ("and", ["火锅"], 2, 2), r
             assert {i["content"] for i in r["items"]} == {"晚饭吃了 火锅", "- 命令行写的火锅蘸料"}
             # The score is whatever the ranking (src/search) produces, passed through as a number.
-            assert all(isinstance(i["score"], (int, float)) for i in r["items"]), r["items"]
+            scores = [i["score"] for i in r["items"]]
+            assert all(isinstance(x, (int, float)) for x in scores) and any(x > 0 for x in scores), scores
+            assert scores == sorted(scores, reverse=True), scores
             hit = next(i for i in r["items"] if i["content"] == "晚饭吃了 火锅")
             assert hit["source"]["conv"] == "private:1" and str(hit["source"]["seq"]) == "7", hit
             r = await c.ok("mem_recall", {"keyword": "火锅 看海", "mode": "or", "limit": 1})

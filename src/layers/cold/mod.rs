@@ -1,26 +1,17 @@
-//! Writing the cold layer: `write` (one entry, plugin semantics) and `append_entries`
-//! (many entries into one day, for imports and layer moves).
-//!
-//! Canonical file first, under the writer lock: a new entry is appended to the day file with
-//! `O_APPEND` when the file ends with a newline, otherwise the file is rewritten atomically
-//! (temp + fsync + rename); both are compare-and-swap ([`crate::files::cas`]): if the file
-//! changed since it was read (a hand edit), it is read again and the write redone, so a hand
-//! edit is never overwritten. Only then is the day mirrored into the index; if that fails (a
-//! full disk) the write still succeeds, with a warning, and the next sync catches up — an
-//! error always means the file was not touched. Existing bytes (headings, notes, odd lines,
-//! even invalid UTF-8) are kept as they are. Dates the layout cannot name (years outside
-//! 0001–9999) are refused.
+//! The cold layer's model: one Markdown file per local day (`cold/YYYY-MM/YYYY-MM-DD.md`), one
+//! entry a line. Pure: the arguments and results of `write` and `append_entries`, the
+//! plugin's normalisation of tags and text, and the byte-level edits of a day file (append a
+//! line, replace a line, find a same-day duplicate); no files, no index, no clock. The I/O —
+//! reading and writing day files under the writer lock, then the index — is in [`ops`].
 
-use std::path::Path;
+pub mod ops;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use std::path::PathBuf;
+
+use chrono::NaiveDate;
 use serde::Serialize;
 
-use crate::files::cas::{self, Outcome};
-use crate::files::entry::{Entry, LineKind, Source, format_line, format_ts, parse_line};
-use crate::files::lock::WriterLock;
-use crate::files::{cold_rel, local_date};
-use crate::index::Store;
+use crate::files::entry::{Entry, LineKind, Source, parse_line};
 use crate::{Error, Result};
 
 /// Most code points in one entry's text (dsh-memory-layers v1.2 `mem_write`: 单条上限 4000 字).
@@ -130,263 +121,20 @@ pub struct Appended {
     pub warnings: Vec<String>,
 }
 
-impl Store {
-    /// `mem_write`: appends one entry to today's cold file (local date in the configured zone).
-    /// Same-day identical tag + text → `added: false`; with a different `source`, only that
-    /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
-    /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
-    /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`]).
-    pub fn write(&self, args: &WriteArgs) -> Result<WriteResult> {
-        let text = normalize_text(&args.text)?;
-        let tag = normalize_tag(args.tag.as_deref())?;
-        if let Some(s) = &args.source {
-            s.validate()?;
-        }
-        let now = self.now();
-        let day = local_date(now, self.tz());
-        crate::files::check_nameable(day, "now")?;
-        let lock = self.lock()?;
-        let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
-        if let Some(dir) = path.parent() {
-            cas::clean_temps(dir);
-        }
-        for _ in 0..cas::MAX_REDO {
-            if let Some(result) = self.write_once(&lock, args, &path, day, now, &tag, &text)? {
-                return Ok(result);
-            }
-        }
-        Err(kept_changing(&path))
-    }
-
-    /// One attempt of [`Store::write`]: reads the day file, decides, writes with
-    /// compare-and-swap. `None` when the file changed under us (read again and redo).
-    #[allow(clippy::too_many_arguments)]
-    fn write_once(
-        &self,
-        lock: &WriterLock,
-        args: &WriteArgs,
-        path: &Path,
-        day: NaiveDate,
-        now: DateTime<Utc>,
-        tag: &str,
-        text: &str,
-    ) -> Result<Option<WriteResult>> {
-        let snap = cas::read(path)?;
-        let text_now = String::from_utf8_lossy(&snap.bytes).into_owned();
-        let mut count = 0usize;
-        let mut dup: Option<(usize, Entry)> = None;
-        for (i, line) in text_now.split('\n').enumerate() {
-            if let LineKind::Entry(e) = parse_line(line) {
-                count += 1;
-                if dup.is_none() && same_text(&e.tag, tag) && same_text(&e.content, text) {
-                    dup = Some((i, e));
-                }
-            }
-        }
-        let mut result = WriteResult {
-            added: false,
-            date: day.format("%Y-%m-%d").to_string(),
-            ts: String::new(),
-            tag: tag.to_string(),
-            candidate_index: 0,
-            source: None,
-            source_updated: false,
-            summary_created: false,
-            day_count: count,
-            over_limit: None,
-            hint: None,
-            warnings: Vec::new(),
-        };
-        if let Some((idx, existing)) = dup {
-            result.ts = format_ts(existing.ts);
-            result.source = existing.source.clone();
-            if let Some(src) = &args.source
-                && existing.source.as_ref() != Some(src)
-            {
-                let updated = Entry { source: Some(src.clone()), ..existing.clone() };
-                let bytes = replace_line(&snap.bytes, idx, &format_line(&updated));
-                if cas::replace(path, &snap, &bytes)? == Outcome::Changed {
-                    return Ok(None);
-                }
-                if let Err(e) = self.mirror_day(lock, day) {
-                    result.warnings.push(index_lags(&e));
-                }
-                result.source = Some(src.clone());
-                result.source_updated = true;
-            }
-            let e = Entry { source: result.source.clone(), ..existing };
-            self.finish_write(lock, args.important, e, &mut result);
-            return Ok(Some(result));
-        }
-        let e = Entry { ts: now, tag: tag.to_string(), content: text.to_string(), source: args.source.clone() };
-        let mut bytes = snap.bytes.clone();
-        let lineno = append_line(&mut bytes, &mut count_lines(&snap.bytes), &format_line(&e));
-        // A pure append to a whole file goes through O_APPEND (a hand `>>` at the same instant
-        // lands next to it, never under it); anything else is a compare-and-swap rewrite.
-        let outcome = if snap.ident.is_some() && (snap.bytes.is_empty() || snap.bytes.ends_with(b"\n")) {
-            cas::append(path, &snap, &bytes[snap.bytes.len()..])?
-        } else {
-            cas::replace(path, &snap, &bytes)?
-        };
-        let raced = match outcome {
-            Outcome::Changed => return Ok(None),
-            Outcome::Done { raced } => raced,
-        };
-        let indexed = if raced {
-            self.mirror_day(lock, day)
-        } else {
-            self.mirror_appended(lock, day, &snap.bytes, count, &bytes, &[(lineno, &e)])
-        };
-        if let Err(err) = indexed {
-            result.warnings.push(index_lags(&err));
-        }
-        result.added = true;
-        result.ts = format_ts(now);
-        result.source = e.source.clone();
-        result.day_count = count + 1;
-        self.finish_write(lock, args.important, e, &mut result);
-        Ok(Some(result))
-    }
-
-    /// What `write` does once the entry is in the file (candidate, day summary). The memory is
-    /// stored by then, so a failure here is a warning in the result, never an error.
-    fn finish_write(&self, lock: &WriterLock, important: bool, e: Entry, result: &mut WriteResult) {
-        if let Err(err) = self.after_write(lock, important, e, result) {
-            result.warnings.push(format!(
-                "the entry is stored in {}, but the hot layer could not be updated: {err}",
-                cold_rel(crate::files::parse_date("date", &result.date).unwrap_or_default())
-            ));
-        }
-    }
-
-    /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
-    /// text and source marker together are already in the file or earlier in `entries`. Takes the writer lock unless `lock` is given. Used by imports
-    /// and by the layers (evicted hot blocks, expired candidates).
-    pub fn append_entries(
-        &self,
-        day: NaiveDate,
-        entries: &[Entry],
-        lock: Option<&crate::files::lock::WriterLock>,
-    ) -> Result<Appended> {
-        self.append_filtered(day, entries, lock, &mut |existing, es| {
-            let mut seen: std::collections::HashSet<String> = existing.iter().map(dedupe_key).collect();
-            es.iter().map(|e| seen.insert(dedupe_key(e))).collect()
-        })
-    }
-
-    /// Appends the entries of `entries` that `keep(existing_entries, entries)` accepts (one
-    /// flag per entry) to the cold file of `day`, in one compare-and-swap rewrite (redone
-    /// from a fresh read if the file changes meanwhile), then indexes them. Takes the writer
-    /// lock unless `lock` is given. Errors: `day` outside what the layout can name (field
-    /// `date`), lock, I/O before the file is replaced. Once the file is written, an index
-    /// failure is a warning in [`Appended::warnings`].
-    pub(crate) fn append_filtered(
-        &self,
-        day: NaiveDate,
-        entries: &[Entry],
-        lock: Option<&crate::files::lock::WriterLock>,
-        keep: &mut KeepFn<'_>,
-    ) -> Result<Appended> {
-        crate::files::check_nameable(day, "date")?;
-        let own;
-        let lock = match lock {
-            Some(l) => l,
-            None => {
-                own = self.lock()?;
-                &own
-            }
-        };
-        let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
-        if let Some(dir) = path.parent() {
-            cas::clean_temps(dir);
-        }
-        for _ in 0..cas::MAX_REDO {
-            let snap = cas::read(&path)?;
-            let existing: Vec<Entry> = String::from_utf8_lossy(&snap.bytes)
-                .split('\n')
-                .filter_map(|l| match parse_line(l) {
-                    LineKind::Entry(e) => Some(e),
-                    _ => None,
-                })
-                .collect();
-            let count = existing.len();
-            let mut bytes = snap.bytes.clone();
-            let mut added = Vec::new();
-            let mut lines = count_lines(&bytes);
-            for (e, k) in entries.iter().zip(keep(&existing, entries)) {
-                if k {
-                    added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
-                }
-            }
-            let mut warnings = Vec::new();
-            if !added.is_empty() {
-                let raced = match cas::replace(&path, &snap, &bytes)? {
-                    Outcome::Changed => continue,
-                    Outcome::Done { raced } => raced,
-                };
-                let indexed = if raced {
-                    self.mirror_day(lock, day)
-                } else {
-                    self.mirror_appended(lock, day, &snap.bytes, count, &bytes, &added)
-                };
-                if let Err(err) = indexed {
-                    warnings.push(index_lags(&err));
-                }
-            }
-            return Ok(Appended { added: added.len(), day_count: count + added.len(), warnings });
-        }
-        Err(kept_changing(&path))
-    }
-
-    /// Reads the cold file of `day` and computes its bytes with the accepted entries appended,
-    /// writing nothing (see [`PreparedDay`]). The caller holds the writer lock. Errors: `day`
-    /// outside what the layout can name (field `date`); a day file that is a symlink or not a
-    /// regular file ([`cas::read`]).
-    pub(crate) fn prepare_append<'e>(
-        &self,
-        day: NaiveDate,
-        entries: &'e [Entry],
-        keep: &mut dyn FnMut(&[Entry], &Entry) -> bool,
-    ) -> Result<PreparedDay<'e>> {
-        crate::files::check_nameable(day, "date")?;
-        let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
-        if let Some(dir) = path.parent() {
-            cas::clean_temps(dir);
-        }
-        let snap = cas::read(&path)?;
-        let mut bytes = snap.bytes.clone();
-        let existing: Vec<Entry> = String::from_utf8_lossy(&bytes)
-            .split('\n')
-            .filter_map(|l| match parse_line(l) {
-                LineKind::Entry(e) => Some(e),
-                _ => None,
-            })
-            .collect();
-        let count = existing.len();
-        let mut added = Vec::new();
-        let mut lines = count_lines(&bytes);
-        for e in entries {
-            if keep(&existing, e) {
-                added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
-            }
-        }
-        Ok(PreparedDay { day, path, snap, count, bytes, added })
-    }
-}
-
-/// A day file's next content, computed by [`Store::prepare_append`] but not yet written: an
+/// A day file's next content, computed by
+/// [`Store::prepare_append`](crate::index::Store::prepare_append) but not yet written: an
 /// import computes a batch of days, writes their files together with compare-and-swap
-/// ([`cas::write_all`]) and mirrors them in one index transaction.
+/// ([`crate::files::cas::write_all`]) and mirrors them in one index transaction.
 #[derive(Debug)]
 pub(crate) struct PreparedDay<'e> {
     /// The local date.
     pub day: NaiveDate,
     /// The cold file's path.
-    pub path: std::path::PathBuf,
-    /// The file as read (its bytes: what the index may already mirror; its identity and
-    /// descriptor: what the compare-and-swap write checks).
-    pub snap: cas::Snapshot,
-    /// Entries in `old`.
+    pub path: PathBuf,
+    /// The file as read: its bytes (what the index may already mirror), its identity and
+    /// descriptor (what the compare-and-swap write checks).
+    pub snap: crate::files::cas::Snapshot,
+    /// Entries in `snap.bytes`.
     pub count: usize,
     /// Its bytes after.
     pub bytes: Vec<u8>,
@@ -394,25 +142,36 @@ pub(crate) struct PreparedDay<'e> {
     pub added: Vec<(i64, &'e Entry)>,
 }
 
-/// The filter of [`Store::append_filtered`]: given the entries already in the day file and the
+/// The filter of [`Store::append_filtered`](crate::index::Store::append_filtered): given the entries already in the day file and the
 /// entries to append, one flag per entry to append (true: write it).
 pub(crate) type KeepFn<'a> = dyn FnMut(&[Entry], &[Entry]) -> Vec<bool> + 'a;
 
-/// The warning of a write whose file is stored but whose index row could not be written (a
-/// full disk, a locked or damaged index): the next sync catches up from the file.
-pub(crate) fn index_lags(e: &Error) -> String {
-    format!("stored in the file, but the index could not be updated ({e}); it catches up at the next sync")
+/// The entries of a day file's bytes, in file order (lines that are not entries — headings,
+/// notes, odd lines — are skipped; invalid UTF-8 is read lossily).
+fn entries_in(bytes: &[u8]) -> Vec<Entry> {
+    String::from_utf8_lossy(bytes)
+        .split('\n')
+        .filter_map(|l| match parse_line(l) {
+            LineKind::Entry(e) => Some(e),
+            _ => None,
+        })
+        .collect()
 }
 
-/// The error of a write whose file changed under it [`cas::MAX_REDO`] times in a row.
-pub(crate) fn kept_changing(path: &Path) -> Error {
-    Error::io(
-        path,
-        std::io::Error::other(format!(
-            "the file changed {} times while memlayers tried to write it; nothing was written",
-            cas::MAX_REDO
-        )),
-    )
+/// Scans a day file's bytes for `write`: the number of entries, and the first entry with the
+/// same tag and text ([`same_text`]) with its 0-based line index (split on `\n`), if any.
+fn find_duplicate(bytes: &[u8], tag: &str, text: &str) -> (usize, Option<(usize, Entry)>) {
+    let mut count = 0usize;
+    let mut dup: Option<(usize, Entry)> = None;
+    for (i, line) in String::from_utf8_lossy(bytes).split('\n').enumerate() {
+        if let LineKind::Entry(e) = parse_line(line) {
+            count += 1;
+            if dup.is_none() && same_text(&e.tag, tag) && same_text(&e.content, text) {
+                dup = Some((i, e));
+            }
+        }
+    }
+    (count, dup)
 }
 
 /// Text equality as a reader sees it: the same after Unicode NFC normalisation (an NFD `é`
@@ -488,5 +247,26 @@ mod tests {
     fn replace_line_keeps_crlf_and_neighbours() {
         assert_eq!(replace_line(b"a\r\nb\r\nc", 1, "X"), b"a\r\nX\r\nc");
         assert_eq!(replace_line(b"a\nb\n", 0, "X"), b"X\nb\n");
+    }
+
+    #[test]
+    fn entries_in_skips_non_entry_lines() {
+        let day = "# 2026-10-21\nnote\n- [2026-10-21T01:00:00.000Z] [a] one\n\n- [2026-10-21T02:00:00.000Z] [-] two";
+        let es = entries_in(day.as_bytes());
+        assert_eq!(es.len(), 2);
+        assert_eq!((es[0].tag.as_str(), es[0].content.as_str()), ("a", "one"));
+        assert_eq!((es[1].tag.as_str(), es[1].content.as_str()), ("-", "two"));
+    }
+
+    #[test]
+    fn find_duplicate_counts_entries_and_finds_the_first_nfc_equal_line() {
+        // Line 0 is a heading, lines 1 and 3 are entries; line 3 holds `é` as NFD (e + U+0301).
+        let day = "# day\n- [2026-10-21T01:00:00.000Z] [t] cafe\nx\n- [2026-10-21T02:00:00.000Z] [t] cafe\u{301}\n";
+        let (count, dup) = find_duplicate(day.as_bytes(), "t", "caf\u{e9}");
+        assert_eq!(count, 2);
+        let (line, e) = dup.unwrap();
+        assert_eq!(line, 3);
+        assert_eq!(e.content, "cafe\u{301}");
+        assert_eq!(find_duplicate(day.as_bytes(), "u", "cafe"), (2, None));
     }
 }

@@ -76,10 +76,13 @@ impl Store {
     /// whose text is in the usage ledger get `+15`. Over `hotLimit` with `autoEvict`, the least
     /// active blocks move to today's cold file (tag `hot-evict`) first, then leave the body
     /// (`evicted`, `charsAfterEvict`, `evictHint`); if the cold write fails the body is written
-    /// un-evicted and `evictHint` says why. Errors: lock timeout, I/O, index.
+    /// un-evicted and `evictHint` says why. Errors: `BadInput` (field `content`) on a control
+    /// character other than line breaks and tabs; lock timeout, I/O, index.
     pub fn hot_set(&self, content: &str) -> Result<HotSetResult> {
-        if content.contains('\0') {
-            return Err(Error::bad("content", "contains a NUL character"));
+        // Line breaks and tabs belong to Markdown; any other control character (NUL, escapes)
+        // is refused as `write` refuses it, so hot.md stays plain text.
+        if let Some(c) = content.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
+            return Err(Error::bad("content", format!("contains control character U+{:04X}", c as u32)));
         }
         self.sync()?;
         let lock = self.lock()?;

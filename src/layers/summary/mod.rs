@@ -54,7 +54,7 @@
 //! `周摘要 labels；日摘要 dates；冷层 dates` (each list joined by `、`), or `无` when there is
 //! nothing. The generation time is the UTC instant given as `now`. A period without lines
 //! has `（无条目）` under `## 条目`; the omission note appears only when lines were omitted.
-//! The same inputs and `now` always give the same bytes. [`parse`] reads these files back.
+//! The same inputs and `now` always give the same bytes. [`parse()`] reads these files back.
 
 pub mod ops;
 
@@ -165,7 +165,7 @@ pub struct Summary {
 /// What one day contributes to a week or month.
 #[derive(Debug, Clone, PartialEq)]
 pub enum DaySource {
-    /// The day's summary file, parsed with [`parse`].
+    /// The day's summary file, parsed with [`parse()`].
     Summary(ParsedSummary),
     /// The day's cold entries (when it has no day summary).
     Cold(Vec<Entry>),

@@ -201,6 +201,17 @@ fn queries_of_100_000_characters_answer_in_bounded_time_or_name_the_limit() {
     // Too many distinct terms: a clear error naming the field and the limit.
     let e = m.recall(&shapes[4].1, None, Some(memlayers::Mode::Or)).unwrap_err();
     assert!(matches!(&e, Error::BadInput { field, reason } if field == "keyword" && reason.contains("limit")), "{e}");
+    // One code point past 200 000 is refused before any work, naming the field (recall,
+    // the CLI/MCP path with a mode name, and retrieve).
+    let long = "火".repeat(200_001);
+    for e in [m.recall(&long, None, None).unwrap_err(), m.recall(&long, None, Some(memlayers::Mode::Or)).unwrap_err()] {
+        assert!(
+            matches!(&e, Error::BadInput { field, reason } if field == "keyword" && reason.contains("200000")),
+            "{e}"
+        );
+    }
+    let e = retrieve(&m, &long).unwrap_err();
+    assert!(matches!(&e, Error::BadInput { field, reason } if field == "query" && reason.contains("200000")), "{e}");
     // A whole 4000-character Chinese entry used as a keyword is within the limit.
     let entry: String = (0..4000u32).map(|i| char::from_u32(0x4E00 + (i * 31) % 20_000).unwrap()).collect();
     timed("recall of a 4000-character entry", Duration::from_secs(10), || {

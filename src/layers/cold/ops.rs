@@ -1,0 +1,263 @@
+//! Writing the cold layer on a [`Store`]: `write` (one entry, plugin semantics) and
+//! `append_entries` (many entries into one day, for imports and layer moves). The rules
+//! (normalisation, duplicates, the bytes of the new file) are the pure model in
+//! [`crate::layers::cold`].
+//!
+//! Canonical file first, under the writer lock: a new entry is appended to the day file with
+//! `O_APPEND` when the file ends with a newline, otherwise the file is rewritten atomically
+//! (temp + fsync + rename); both are compare-and-swap ([`crate::files::cas`]): if the file
+//! changed since it was read (a hand edit), it is read again and the write redone, so a hand
+//! edit is never overwritten. Only then is the day mirrored into the index; if that fails (a
+//! full disk) the write still succeeds, with a warning, and the next sync catches up — an
+//! error always means the file was not touched. Existing bytes (headings, notes, odd lines,
+//! even invalid UTF-8) are kept as they are. Dates the layout cannot name (years outside
+//! 0001–9999) are refused.
+
+use std::path::Path;
+
+use chrono::{DateTime, NaiveDate, Utc};
+
+use super::{
+    Appended, KeepFn, PreparedDay, WriteArgs, WriteResult, append_line, count_lines, dedupe_key, entries_in,
+    find_duplicate, normalize_tag, normalize_text, replace_line,
+};
+use crate::files::cas::{self, Outcome};
+use crate::files::entry::{Entry, format_line, format_ts};
+use crate::files::lock::WriterLock;
+use crate::files::{cold_rel, local_date};
+use crate::index::Store;
+use crate::{Error, Result};
+
+impl Store {
+    /// `mem_write`: appends one entry to today's cold file (local date in the configured zone).
+    /// Same-day identical tag + text → `added: false`; with a different `source`, only that
+    /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
+    /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
+    /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`]).
+    pub fn write(&self, args: &WriteArgs) -> Result<WriteResult> {
+        let text = normalize_text(&args.text)?;
+        let tag = normalize_tag(args.tag.as_deref())?;
+        if let Some(s) = &args.source {
+            s.validate()?;
+        }
+        let now = self.now();
+        let day = local_date(now, self.tz());
+        crate::files::check_nameable(day, "now")?;
+        let lock = self.lock()?;
+        let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
+        if let Some(dir) = path.parent() {
+            cas::clean_temps(dir);
+        }
+        for _ in 0..cas::MAX_REDO {
+            if let Some(result) = self.write_once(&lock, args, &path, day, now, &tag, &text)? {
+                return Ok(result);
+            }
+        }
+        Err(kept_changing(&path))
+    }
+
+    /// One attempt of [`Store::write`]: reads the day file, decides, writes with
+    /// compare-and-swap. `None` when the file changed under us (read again and redo).
+    #[allow(clippy::too_many_arguments)]
+    fn write_once(
+        &self,
+        lock: &WriterLock,
+        args: &WriteArgs,
+        path: &Path,
+        day: NaiveDate,
+        now: DateTime<Utc>,
+        tag: &str,
+        text: &str,
+    ) -> Result<Option<WriteResult>> {
+        let snap = cas::read(path)?;
+        let (count, dup) = find_duplicate(&snap.bytes, tag, text);
+        let mut result = WriteResult {
+            added: false,
+            date: day.format("%Y-%m-%d").to_string(),
+            ts: String::new(),
+            tag: tag.to_string(),
+            candidate_index: 0,
+            source: None,
+            source_updated: false,
+            summary_created: false,
+            day_count: count,
+            over_limit: None,
+            hint: None,
+            warnings: Vec::new(),
+        };
+        if let Some((idx, existing)) = dup {
+            result.ts = format_ts(existing.ts);
+            result.source = existing.source.clone();
+            if let Some(src) = &args.source
+                && existing.source.as_ref() != Some(src)
+            {
+                let updated = Entry { source: Some(src.clone()), ..existing.clone() };
+                let bytes = replace_line(&snap.bytes, idx, &format_line(&updated));
+                if cas::replace(path, &snap, &bytes)? == Outcome::Changed {
+                    return Ok(None);
+                }
+                if let Err(e) = self.mirror_day(lock, day) {
+                    result.warnings.push(index_lags(&e));
+                }
+                result.source = Some(src.clone());
+                result.source_updated = true;
+            }
+            let e = Entry { source: result.source.clone(), ..existing };
+            self.finish_write(lock, args.important, e, &mut result);
+            return Ok(Some(result));
+        }
+        let e = Entry { ts: now, tag: tag.to_string(), content: text.to_string(), source: args.source.clone() };
+        let mut bytes = snap.bytes.clone();
+        let lineno = append_line(&mut bytes, &mut count_lines(&snap.bytes), &format_line(&e));
+        // A pure append to a whole file goes through O_APPEND (a hand `>>` at the same instant
+        // lands next to it, never under it); anything else is a compare-and-swap rewrite.
+        let outcome = if snap.ident.is_some() && (snap.bytes.is_empty() || snap.bytes.ends_with(b"\n")) {
+            cas::append(path, &snap, &bytes[snap.bytes.len()..])?
+        } else {
+            cas::replace(path, &snap, &bytes)?
+        };
+        let raced = match outcome {
+            Outcome::Changed => return Ok(None),
+            Outcome::Done { raced } => raced,
+        };
+        let indexed = if raced {
+            self.mirror_day(lock, day)
+        } else {
+            self.mirror_appended(lock, day, &snap.bytes, count, &bytes, &[(lineno, &e)])
+        };
+        if let Err(err) = indexed {
+            result.warnings.push(index_lags(&err));
+        }
+        result.added = true;
+        result.ts = format_ts(now);
+        result.source = e.source.clone();
+        result.day_count = count + 1;
+        self.finish_write(lock, args.important, e, &mut result);
+        Ok(Some(result))
+    }
+
+    /// What `write` does once the entry is in the file (candidate, day summary). The memory is
+    /// stored by then, so a failure here is a warning in the result, never an error.
+    fn finish_write(&self, lock: &WriterLock, important: bool, e: Entry, result: &mut WriteResult) {
+        if let Err(err) = self.after_write(lock, important, e, result) {
+            result.warnings.push(format!(
+                "the entry is stored in {}, but the hot layer could not be updated: {err}",
+                cold_rel(crate::files::parse_date("date", &result.date).unwrap_or_default())
+            ));
+        }
+    }
+
+    /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
+    /// text and source marker together are already in the file or earlier in `entries`. Takes the writer lock unless `lock` is given. Used by imports
+    /// and by the layers (evicted hot blocks, expired candidates).
+    pub fn append_entries(&self, day: NaiveDate, entries: &[Entry], lock: Option<&WriterLock>) -> Result<Appended> {
+        self.append_filtered(day, entries, lock, &mut |existing, es| {
+            let mut seen: std::collections::HashSet<String> = existing.iter().map(dedupe_key).collect();
+            es.iter().map(|e| seen.insert(dedupe_key(e))).collect()
+        })
+    }
+
+    /// Appends the entries of `entries` that `keep(existing_entries, entries)` accepts (one
+    /// flag per entry) to the cold file of `day`, in one compare-and-swap rewrite (redone
+    /// from a fresh read if the file changes meanwhile), then indexes them. Takes the writer
+    /// lock unless `lock` is given. Errors: `day` outside what the layout can name (field
+    /// `date`), lock, I/O before the file is replaced. Once the file is written, an index
+    /// failure is a warning in [`Appended::warnings`].
+    pub(crate) fn append_filtered(
+        &self,
+        day: NaiveDate,
+        entries: &[Entry],
+        lock: Option<&WriterLock>,
+        keep: &mut KeepFn<'_>,
+    ) -> Result<Appended> {
+        crate::files::check_nameable(day, "date")?;
+        let own;
+        let lock = match lock {
+            Some(l) => l,
+            None => {
+                own = self.lock()?;
+                &own
+            }
+        };
+        let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
+        if let Some(dir) = path.parent() {
+            cas::clean_temps(dir);
+        }
+        for _ in 0..cas::MAX_REDO {
+            let snap = cas::read(&path)?;
+            let existing = entries_in(&snap.bytes);
+            let count = existing.len();
+            let mut bytes = snap.bytes.clone();
+            let mut added = Vec::new();
+            let mut lines = count_lines(&bytes);
+            for (e, k) in entries.iter().zip(keep(&existing, entries)) {
+                if k {
+                    added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
+                }
+            }
+            let mut warnings = Vec::new();
+            if !added.is_empty() {
+                let raced = match cas::replace(&path, &snap, &bytes)? {
+                    Outcome::Changed => continue,
+                    Outcome::Done { raced } => raced,
+                };
+                let indexed = if raced {
+                    self.mirror_day(lock, day)
+                } else {
+                    self.mirror_appended(lock, day, &snap.bytes, count, &bytes, &added)
+                };
+                if let Err(err) = indexed {
+                    warnings.push(index_lags(&err));
+                }
+            }
+            return Ok(Appended { added: added.len(), day_count: count + added.len(), warnings });
+        }
+        Err(kept_changing(&path))
+    }
+
+    /// Reads the cold file of `day` and computes its bytes with the accepted entries appended,
+    /// writing nothing (see [`PreparedDay`]). The caller holds the writer lock. Errors: `day`
+    /// outside what the layout can name (field `date`); a day file that is a symlink or not a
+    /// regular file ([`cas::read`]).
+    pub(crate) fn prepare_append<'e>(
+        &self,
+        day: NaiveDate,
+        entries: &'e [Entry],
+        keep: &mut dyn FnMut(&[Entry], &Entry) -> bool,
+    ) -> Result<PreparedDay<'e>> {
+        crate::files::check_nameable(day, "date")?;
+        let path = crate::files::safe_join(self.root(), &cold_rel(day))?;
+        if let Some(dir) = path.parent() {
+            cas::clean_temps(dir);
+        }
+        let snap = cas::read(&path)?;
+        let mut bytes = snap.bytes.clone();
+        let existing = entries_in(&bytes);
+        let count = existing.len();
+        let mut added = Vec::new();
+        let mut lines = count_lines(&bytes);
+        for e in entries {
+            if keep(&existing, e) {
+                added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
+            }
+        }
+        Ok(PreparedDay { day, path, snap, count, bytes, added })
+    }
+}
+
+/// The warning of a write whose file is stored but whose index row could not be written (a
+/// full disk, a locked or damaged index): the next sync catches up from the file.
+fn index_lags(e: &Error) -> String {
+    format!("stored in the file, but the index could not be updated ({e}); it catches up at the next sync")
+}
+
+/// The error of a write whose file changed under it [`cas::MAX_REDO`] times in a row.
+pub(crate) fn kept_changing(path: &Path) -> Error {
+    Error::io(
+        path,
+        std::io::Error::other(format!(
+            "the file changed {} times while memlayers tried to write it; nothing was written",
+            cas::MAX_REDO
+        )),
+    )
+}
