@@ -289,7 +289,7 @@ const DECAY_BATCH: usize = 4096;
 
 /// Decays (and stores) every record at least one whole day past its decay anchor; returns how
 /// many changed. Uses the `usage_decay` expression index to find them (their rowids), then
-/// decays them [`DECAY_BATCH`] at a time, so memory does not grow with the ledger.
+/// decays them `DECAY_BATCH` at a time, so memory does not grow with the ledger.
 pub fn decay_due(c: &Connection, now: DateTime<Utc>, half_life_days: f64) -> Result<usize> {
     let cutoff = format_ts(now - chrono::Duration::days(1));
     let due: Vec<i64> = c
