@@ -292,7 +292,7 @@ impl Store {
                 widened: None,
                 candidates_in_window: None,
                 fts_query: oq.as_ref().map(|(q, _)| q.fts()),
-                sql: crate::query::search::ranked_sql(false, false),
+                sql: crate::query::search::ranked_sql(false, false, matched > crate::query::search::MAX_SCORED as i64),
                 rowid_range: None,
                 utc_filter: None,
                 hits: vec![],
@@ -319,7 +319,8 @@ impl Store {
                 Some((q, _)) => {
                     let (hits, matched) = self.search_gated(q, gate, limit)?;
                     let hits = self.with_replies(hits, limit)?;
-                    let sql = crate::query::search::ranked_sql(true, gate.ts.is_some());
+                    let capped = matched > crate::query::search::MAX_SCORED as i64;
+                    let sql = crate::query::search::ranked_sql(true, gate.ts.is_some(), capped);
                     (hits, matched, Some(q.fts()), sql, "bm25-or")
                 }
                 None => {
