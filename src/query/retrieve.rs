@@ -275,12 +275,13 @@ impl Store {
             if let Some((q, _)) = &oq {
                 q.check_size("query")?;
             }
-            let stale = self.sync_reader(false)?.stale;
-            let (hits, matched) = match &oq {
-                Some((q, _)) => self.search(q, None, None, limit, self.config().recency_tau_days)?,
-                None => (vec![], 0),
-            };
-            let hits = self.with_replies(hits, limit)?;
+            let ((hits, matched), stale) = self.read_synced(|| {
+                let (hits, matched) = match &oq {
+                    Some((q, _)) => self.search(q, None, None, limit, self.config().recency_tau_days)?,
+                    None => (vec![], 0),
+                };
+                Ok((self.with_replies(hits, limit)?, matched))
+            })?;
             let strategy = if oq.is_some() { "bm25-or" } else { "nothing-to-score" };
             return Ok(self.finish(args, stale, hits, matched, || Explain {
                 window: None,

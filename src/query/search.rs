@@ -407,11 +407,11 @@ impl Store {
     fn recall_checked(&self, keyword: &str, limit: usize, mode: Mode) -> Result<RecallResult> {
         check_query_length("keyword", keyword)?;
         let q = Query::new(keyword, mode)?;
-        let stale = self.sync_reader(false)?.stale;
         let tau = self.config().recency_tau_days;
-        let (items, matched) = self.search(&q, None, None, limit, tau)?;
-        let c = self.conn()?;
-        let (files, entries) = index_totals(&c)?;
+        let ((items, matched, (files, entries)), stale) = self.read_synced(|| {
+            let (items, matched) = self.search(&q, None, None, limit, tau)?;
+            Ok((items, matched, index_totals(&*self.conn()?)?))
+        })?;
         let items: Vec<Item> = items.into_iter().map(|(i, _)| i).collect();
         self.record_hits(&items);
         Ok(RecallResult {
