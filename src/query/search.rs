@@ -8,8 +8,8 @@
 //! ```text
 //! candidates = the top K = max(50, 5 × limit) entries by FTS5 BM25
 //!              (r = -bm25(entries_fts, 2.0, 1.0): tag column weighted 2, content 1)
-//!              among the matches — or, when more than MAX_SCORED = 2 000 entries match,
-//!              among the newest 2 000 matches (bounded work for very frequent terms)
+//!              among the matches — or, when more than MAX_SCORED = 500 entries match,
+//!              among the newest 500 matches (bounded work for frequent terms)
 //! text       = (r - r_min) / (r_max - r_min) over the candidates   (min-max normalisation;
 //!              1 for every candidate when r_max = r_min)
 //! score      = text
@@ -209,14 +209,16 @@ impl RankOpts {
 }
 
 /// Most matching entries one query scores with BM25 (memlayers; the plugin scans every file).
-/// When more entries match (a very frequent word such as `今天` matches 146 000 of a million),
-/// BM25 ranks the newest `MAX_SCORED` matches only: FTS5 computes `bm25()` row by row, so
-/// scoring every match cost 100–260 ms at 1M entries (issue 15's measurement) against ~4 ms
-/// for 2 000. The newest matches are the ones the score's recency bonus favours anyway, and
-/// for such a word BM25 barely separates entries (its IDF is near zero); `matched` stays the
-/// exact count. 2 000 keeps the bounded query under ~5 ms on the 2-core reference machine
-/// (tools/BENCH_CALLS.md) and is 40 × the default candidate set.
-pub const MAX_SCORED: usize = 2_000;
+/// When more entries match (a frequent word such as `今天` matches 146 000 of a million), BM25
+/// ranks the newest `MAX_SCORED` matches only, and `matched` stays the exact count. FTS5
+/// computes `bm25()` row by row, reading each row's size record, so scoring every match cost
+/// 100–260 ms at 1M entries (issue 15's measurement). Measured with the `sqlite3` shell, one
+/// process per query as the CLI runs, at 1M entries: a word with 3 923 matches took 6.0 ms
+/// with 2 000 scored, 4.2 ms with 1 000, 2.9 ms with 500, against 1.2 ms for the shell's own
+/// start. 500 is ten times the default candidate set (50) and twice the largest (250, for
+/// `limit` 50); the newest matches are the ones the score's recency bonus favours, and a word
+/// that matches this often barely separates entries by BM25 (its IDF is near zero).
+pub const MAX_SCORED: usize = 500;
 
 /// Size of the candidate set for `limit` results: `max(50, 5 × limit)` (module docs).
 pub fn candidates(limit: usize) -> usize {

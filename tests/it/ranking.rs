@@ -158,9 +158,9 @@ fn weak_reports(root: &std::path::Path, n: usize) {
 #[test]
 fn every_match_is_scored_up_to_the_cap_and_only_the_newest_beyond_it() {
     use memlayers::query::search::MAX_SCORED;
-    assert_eq!(MAX_SCORED, 2_000);
+    assert_eq!(MAX_SCORED, 500);
     // One strong old match (tag and content 周报, short) and MAX_SCORED − 1 weak newer ones:
-    // 2 000 matches, all scored, so the strong one is first. Its text is 1 (the highest BM25),
+    // 500 matches, all scored, so the strong one is first. Its text is 1 (the highest BM25),
     // weight 50 never hit, written 2026-01-01 (> 90 days before now: recent 0):
     // 1 + 0.1 × 0.5 = 1.05.
     let dir = tempfile::tempdir().unwrap();
@@ -168,27 +168,29 @@ fn every_match_is_scored_up_to_the_cap_and_only_the_newest_beyond_it() {
     weak_reports(dir.path(), MAX_SCORED - 1);
     let m = open_at(dir.path(), NOW);
     let r = m.recall("周报", Some(10), None).unwrap();
-    assert_eq!(r.matched, 2_000);
+    assert_eq!(r.matched, 500);
     assert_eq!((r.items[0].content.as_str(), r.items[0].score), ("周报", Some(1.05)));
     drop(m);
-    // One more weak match: 2 001 > MAX_SCORED, so BM25 ranks the newest 2 000 only and the
-    // oldest match (the strong one) is not a candidate. Every candidate has the same BM25
-    // (text 1), weight 50, written within 30 days (recent 1): 1 + 0.05 + 0.1 = 1.15 each,
-    // newest first: 第1999条 (2026-11-20, the 100th line of that day) is the newest.
-    put(
-        dir.path(),
-        "cold/2026-11/2026-11-20.md",
-        &(std::fs::read_to_string(dir.path().join("cold/2026-11/2026-11-20.md")).unwrap()
-            + "- [2026-11-20T02:00:00.000Z] [-] 周报 普通记录 第1999条 今天的内容比较长一些没有别的\n"),
-    );
+    // One more weak match: 501 > MAX_SCORED, so BM25 ranks the newest 500 only and the oldest
+    // match (the strong one) is not a candidate. Every candidate has the same BM25 (text 1),
+    // weight 50, written within 30 days (recent 1): 1 + 0.05 + 0.1 = 1.15 each, newest first:
+    // 第499条 (2026-11-05 02:00, after the 99 lines of that day) is the newest.
+    let p = dir.path().join("cold/2026-11/2026-11-05.md");
+    let text = std::fs::read_to_string(&p).unwrap()
+        + "- [2026-11-05T02:00:00.000Z] [-] 周报 普通记录 第499条 今天的内容比较长一些没有别的\n";
+    put(dir.path(), "cold/2026-11/2026-11-05.md", &text);
     let m = open_at(dir.path(), NOW);
     let r = m.recall("周报", Some(10), None).unwrap();
-    assert_eq!(r.matched, 2_001);
+    assert_eq!(r.matched, 501);
     assert!(r.items.iter().all(|i| i.content != "周报"), "{:?}", r.items);
-    assert_eq!(r.items[0].content, "周报 普通记录 第1999条 今天的内容比较长一些没有别的");
+    assert_eq!(r.items[0].content, "周报 普通记录 第499条 今天的内容比较长一些没有别的");
     assert_eq!(r.items[0].score, Some(1.15));
-    // retrieve without a time word takes the same path.
+    // retrieve without a time word takes the same path; with a window that holds every match
+    // (2026) as well.
     let r = m.retrieve(&RetrieveArgs { query: "周报".into(), ..Default::default() }).unwrap();
-    assert_eq!(r.matched, 2_001);
+    assert_eq!(r.matched, 501);
     assert!(r.items.iter().all(|i| i.content != "周报"));
+    let r = m.retrieve(&RetrieveArgs { query: "2026年的周报".into(), ..Default::default() }).unwrap();
+    assert_eq!(r.matched, 501);
+    assert_eq!(r.items[0].content, "周报 普通记录 第499条 今天的内容比较长一些没有别的");
 }
