@@ -208,41 +208,6 @@ pub fn score(phrases: &[Phrase], idf: &[f64], avgdl: f64, tag: &str, content: &s
     score_tokens(phrases, idf, avgdl, &tokens(tag, content))
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn varints_decode_as_sqlite_writes_them() {
-        // 0x7f is one byte; 0x81 0x00 = 128; 0x83 0x60 = 3 × 128 + 0x60 = 480.
-        assert_eq!(varint(&[0x7f], 0), Some((127, 1)));
-        assert_eq!(varint(&[0x81, 0x00], 0), Some((128, 2)));
-        assert_eq!(varint(&[0x00, 0x83, 0x60], 1), Some((480, 2)));
-        assert_eq!(varint(&[0x81], 0), None);
-    }
-
-    #[test]
-    fn idf_follows_fts5() {
-        // ln((10 − 1 + 0.5) / (1 + 0.5)) = ln(6.333…) = 1.8458…
-        assert!((idf(10, 1) - (9.5f64 / 1.5).ln()).abs() < 1e-15);
-        // A phrase in more than half the rows: the log is negative, FTS5 uses 1e-6.
-        assert_eq!(idf(10, 8), 1e-6);
-    }
-
-    #[test]
-    fn one_row_scores_by_hand() {
-        // Tag 周报 → tokens 周报 报 (2); content "周报 写完" → 周报 报 写完 完 (4): D = 6.
-        // Phrase "周报": f = 2 × 1 (tag) + 1 × 1 (content) = 3. With idf 1 and avgdl 6:
-        // 3 × 2.2 / (3 + 1.2 × (0.25 + 0.75 × 1)) = 6.6 / 4.2 = 1.571428…
-        let p = [Phrase { token: "周报".into(), prefix: false }];
-        let s = score(&p, &[1.0], 6.0, "周报", "周报 写完");
-        assert!((s + 6.6 / 4.2).abs() < 1e-12, "{s}");
-        // A prefix phrase counts every token that starts with it: 周* matches 周报 twice.
-        let p = [Phrase { token: "周".into(), prefix: true }];
-        assert!((score(&p, &[1.0], 6.0, "周报", "周报 写完") + 6.6 / 4.2).abs() < 1e-12);
-    }
-}
-
 /// The tokens the index holds for an entry, per column (tag, content): the segmented text
 /// split on spaces, as FTS5's `unicode61` tokenizer reads it.
 pub fn tokens(tag: &str, content: &str) -> [Vec<String>; 2] {
@@ -304,5 +269,40 @@ pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &[Vec<Str
     for (i, f) in freq.iter().enumerate() {
         s += idf[i] * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
     }
-    -1.0 * s
+    -s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varints_decode_as_sqlite_writes_them() {
+        // 0x7f is one byte; 0x81 0x00 = 128; 0x83 0x60 = 3 × 128 + 0x60 = 480.
+        assert_eq!(varint(&[0x7f], 0), Some((127, 1)));
+        assert_eq!(varint(&[0x81, 0x00], 0), Some((128, 2)));
+        assert_eq!(varint(&[0x00, 0x83, 0x60], 1), Some((480, 2)));
+        assert_eq!(varint(&[0x81], 0), None);
+    }
+
+    #[test]
+    fn idf_follows_fts5() {
+        // ln((10 − 1 + 0.5) / (1 + 0.5)) = ln(6.333…) = 1.8458…
+        assert!((idf(10, 1) - (9.5f64 / 1.5).ln()).abs() < 1e-15);
+        // A phrase in more than half the rows: the log is negative, FTS5 uses 1e-6.
+        assert_eq!(idf(10, 8), 1e-6);
+    }
+
+    #[test]
+    fn one_row_scores_by_hand() {
+        // Tag 周报 → tokens 周报 报 (2); content "周报 写完" → 周报 报 写完 完 (4): D = 6.
+        // Phrase "周报": f = 2 × 1 (tag) + 1 × 1 (content) = 3. With idf 1 and avgdl 6:
+        // 3 × 2.2 / (3 + 1.2 × (0.25 + 0.75 × 1)) = 6.6 / 4.2 = 1.571428…
+        let p = [Phrase { token: "周报".into(), prefix: false }];
+        let s = score(&p, &[1.0], 6.0, "周报", "周报 写完");
+        assert!((s + 6.6 / 4.2).abs() < 1e-12, "{s}");
+        // A prefix phrase counts every token that starts with it: 周* matches 周报 twice.
+        let p = [Phrase { token: "周".into(), prefix: true }];
+        assert!((score(&p, &[1.0], 6.0, "周报", "周报 写完") + 6.6 / 4.2).abs() < 1e-12);
+    }
 }

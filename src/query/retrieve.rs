@@ -458,7 +458,7 @@ impl Store {
             .collect())
     }
 
-    fn search_gated(&self, q: &Query, g: Gate, limit: usize) -> Result<(Vec<(Item, ScoreParts)>, i64, String)> {
+    fn search_gated(&self, q: &Query, g: Gate, limit: usize) -> Result<crate::query::search::Searched> {
         // Inside a window time never votes: no recency decay (rule 6).
         let ts = g.ts.map(|(a, b)| (crate::files::entry::format_ts(a), crate::files::entry::format_ts(b)));
         self.search_explained(q, Some(g.range), ts, limit, None)

@@ -160,6 +160,10 @@ impl Query {
     }
 }
 
+/// Ranked hits with their score parts, the number of matching entries, and the SQL that
+/// found the candidates (for `explain`).
+pub type Searched = (Vec<(Item, ScoreParts)>, i64, String);
+
 /// Per-hit score parts, for `explain`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -513,7 +517,7 @@ impl Store {
         ts: Option<(String, String)>,
         limit: usize,
         tau_days: Option<f64>,
-    ) -> Result<(Vec<(Item, ScoreParts)>, i64, String)> {
+    ) -> Result<Searched> {
         let c = self.conn()?;
         let fts = q.fts();
         let scan = match range {
