@@ -277,7 +277,9 @@ impl Store {
             }
             let ((hits, matched, sql), stale) = self.read_synced(|| {
                 let (hits, matched, sql) = match &oq {
-                    Some((q, _)) => self.search_explained(q, None, None, limit, self.config().recency_tau_days)?,
+                    Some((q, _)) => {
+                        self.search_explained(q, None, None, limit, self.config().recency_tau_days, args.explain)?
+                    }
                     None => (vec![], 0, crate::query::search::ranked_sql(false, false)),
                 };
                 Ok((self.with_replies(hits, limit)?, matched, sql))
@@ -318,7 +320,7 @@ impl Store {
             let candidates = self.count_in_gate(gate)?;
             let (hits, matched, fts, sql, strategy) = match &oq {
                 Some((q, _)) => {
-                    let (hits, matched, sql) = self.search_gated(q, gate, limit)?;
+                    let (hits, matched, sql) = self.search_gated(q, gate, limit, args.explain)?;
                     let hits = self.with_replies(hits, limit)?;
                     (hits, matched, Some(q.fts()), sql, "bm25-or")
                 }
@@ -458,10 +460,10 @@ impl Store {
             .collect())
     }
 
-    fn search_gated(&self, q: &Query, g: Gate, limit: usize) -> Result<crate::query::search::Searched> {
+    fn search_gated(&self, q: &Query, g: Gate, limit: usize, explain: bool) -> Result<crate::query::search::Searched> {
         // Inside a window time never votes: no recency decay (rule 6).
         let ts = g.ts.map(|(a, b)| (crate::files::entry::format_ts(a), crate::files::entry::format_ts(b)));
-        self.search_explained(q, Some(g.range), ts, limit, None)
+        self.search_explained(q, Some(g.range), ts, limit, None, explain)
     }
 }
 

@@ -204,6 +204,11 @@ pub struct RankOpts {
     /// Number of entries matching (within the window): above [`MAX_SCORED`], only the newest
     /// `MAX_SCORED` are scored.
     pub matched: i64,
+    /// Report each hit's BM25 exactly (`explain`). Otherwise a query of one phrase skips its
+    /// document frequency: the IDF is then a common positive factor of every candidate's BM25,
+    /// which neither the order nor the min-max normalised text score depends on, and counting
+    /// a frequent word's rows is most of such a query's cost in a one-call process.
+    pub exact_bm25: bool,
 }
 
 impl RankOpts {
@@ -343,8 +348,12 @@ pub fn ranked(
     }
     let phrases = bm25::phrases(q);
     let totals = bm25::totals(c)?;
-    let dfs = memo.lock().unwrap_or_else(|e| e.into_inner()).df(c, &phrases)?;
-    let idf: Vec<f64> = dfs.iter().map(|&d| bm25::idf(totals.rows, d)).collect();
+    let idf: Vec<f64> = if phrases.len() == 1 && !opts.exact_bm25 {
+        vec![1.0]
+    } else {
+        let dfs = memo.lock().unwrap_or_else(|e| e.into_inner()).df(c, &phrases)?;
+        dfs.iter().map(|&d| bm25::idf(totals.rows, d)).collect()
+    };
     let avgdl = totals.avgdl();
     let mut scored: Vec<(Item, f64)> =
         rows.into_iter().map(|(i, t)| (i, bm25::score_tokens(&phrases, &idf, avgdl, &t))).collect();
@@ -506,10 +515,11 @@ impl Store {
         limit: usize,
         tau_days: Option<f64>,
     ) -> Result<(Vec<(Item, ScoreParts)>, i64)> {
-        self.search_explained(q, range, ts, limit, tau_days).map(|(h, m, _)| (h, m))
+        self.search_explained(q, range, ts, limit, tau_days, false).map(|(h, m, _)| (h, m))
     }
 
-    /// [`Store::search`], also returning the SQL that found the candidates (for `explain`).
+    /// [`Store::search`], also returning the SQL that found the candidates (for `explain`);
+    /// `exact_bm25`: see [`RankOpts::exact_bm25`].
     pub(crate) fn search_explained(
         &self,
         q: &Query,
@@ -517,6 +527,7 @@ impl Store {
         ts: Option<(String, String)>,
         limit: usize,
         tau_days: Option<f64>,
+        exact_bm25: bool,
     ) -> Result<Searched> {
         let c = self.conn()?;
         let fts = q.fts();
@@ -542,7 +553,8 @@ impl Store {
             (rows, matched)
         };
         let ts_filter = ts.is_some();
-        let opts = RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank, matched };
+        let opts =
+            RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank, matched, exact_bm25 };
         let weights = |items: &[Item]| self.weights(items);
         let mut hits = ranked(&c, q, rows, &opts, &self.df_memo, &weights)?;
         for (item, parts) in &mut hits {

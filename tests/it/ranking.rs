@@ -284,3 +284,28 @@ fn own_bm25_equals_fts5_bm25() {
     // 周报 alone matches dozens of the example archive's entries).
     assert!(compared > 300, "{compared}");
 }
+
+/// A one-phrase query skips the IDF unless `explain` asks for the BM25 values: the answer
+/// (ids, order, scores, counts) must be the same either way, with or without a window.
+#[test]
+fn skipping_the_idf_of_a_one_phrase_query_changes_nothing_but_explain() {
+    // Two fresh roots: an answer records usage hits, which would change the next one's scores.
+    let fresh = || {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive"), dir.path());
+        let m = open_at(dir.path(), NOW);
+        (dir, m)
+    };
+    let ((_a, plain), (_b, explained)) = (fresh(), fresh());
+    for q in ["周报", "吃", "火锅", "上个月的周报", "今年 吃", "project"] {
+        let ask = |m: &Memory, explain| {
+            let r =
+                m.retrieve(&RetrieveArgs { query: q.into(), limit: Some(20), explain, ..Default::default() }).unwrap();
+            let items: Vec<(i64, Option<f64>)> = r.items.iter().map(|i| (i.id, i.score)).collect();
+            (items, r.matched)
+        };
+        let got = ask(&plain, false);
+        assert!(!got.0.is_empty(), "{q}");
+        assert_eq!(got, ask(&explained, true), "{q}");
+    }
+}
