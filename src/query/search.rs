@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! candidates = the top K = max(50, 5 × limit) entries by FTS5 BM25
-//!              (r = -bm25(entries_fts, 2.0, 1.0): tag column weighted 2, content 1)
+//!              (r = -bm25(entries_fts, 1.0, 2.0): content 1, tag column weighted 2)
 //! text       = (r - r_min) / (r_max - r_min) over the candidates   (min-max normalisation;
 //!              1 for every candidate when r_max = r_min)
 //! score      = text
@@ -213,7 +213,7 @@ pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
     };
     format!(
         "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source, s.bm25 FROM \
-         (SELECT entries_fts.rowid AS id, bm25(entries_fts, 2.0, 1.0) AS bm25 FROM entries_fts{join} \
+         (SELECT entries_fts.rowid AS id, bm25(entries_fts, 1.0, 2.0) AS bm25 FROM entries_fts{join} \
           WHERE entries_fts MATCH ?1{window}{ts} ORDER BY bm25 LIMIT ?2) s \
          JOIN entries e ON e.id = s.id ORDER BY s.bm25"
     )
