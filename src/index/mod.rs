@@ -359,11 +359,10 @@ pub const COMPACT_FREE_FRACTION: f64 = 0.25;
 /// of leaving the old index's pages free inside it (measured at 1M entries: 341 MB of which
 /// 340 MB free after V8's drops). Errors: SQLite's (e.g. busy).
 pub fn compact(c: &Connection) -> Result<()> {
-    let (free, total): (i64, i64) = c.query_row(
-        "SELECT freelist_count, page_count FROM pragma_freelist_count, pragma_page_count",
-        [],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
+    let (free, total): (i64, i64) =
+        c.query_row("SELECT freelist_count, page_count FROM pragma_freelist_count, pragma_page_count", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
     if total > 0 && free as f64 > COMPACT_FREE_FRACTION * total as f64 {
         c.execute_batch("VACUUM")?;
     }

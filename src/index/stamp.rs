@@ -62,13 +62,14 @@ pub fn classify(path: &Path, first_migration: &str) -> Verdict {
     if id != 0 {
         return Verdict::Foreign(format!("its application_id is {id:#x}, not memlayers' {APPLICATION_ID:#x}"));
     }
-    let tables: Vec<String> = match c.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY name") {
-        Ok(mut st) => match st.query_map([], |r| r.get(0)) {
-            Ok(rows) => rows.filter_map(|r| r.ok()).collect(),
+    let tables: Vec<String> =
+        match c.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY name") {
+            Ok(mut st) => match st.query_map([], |r| r.get(0)) {
+                Ok(rows) => rows.filter_map(|r| r.ok()).collect(),
+                Err(_) => return Verdict::Unreadable,
+            },
             Err(_) => return Verdict::Unreadable,
-        },
-        Err(_) => return Verdict::Unreadable,
-    };
+        };
     if tables.is_empty() {
         return Verdict::Empty;
     }

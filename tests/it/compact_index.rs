@@ -18,9 +18,8 @@ const NOW: &str = "2026-11-29T12:00:00Z";
 type V7Row = (i64, String, String, String, String, String, Option<String>, String, i64);
 
 fn v7_rows(c: &Connection) -> Vec<V7Row> {
-    let mut st = c
-        .prepare("SELECT id, day, ts, tag, tag_key, content, source, file, line FROM entries ORDER BY id")
-        .unwrap();
+    let mut st =
+        c.prepare("SELECT id, day, ts, tag, tag_key, content, source, file, line FROM entries ORDER BY id").unwrap();
     st.query_map([], |r| {
         Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?, r.get(8)?))
     })
@@ -93,7 +92,8 @@ fn build_v7_index(root: &std::path::Path) -> usize {
             files += 1;
         }
     }
-    tx.execute("INSERT INTO meta(key, value) VALUES('tokenizer_version', ?1)", [TOKENIZER_VERSION.to_string()]).unwrap();
+    tx.execute("INSERT INTO meta(key, value) VALUES('tokenizer_version', ?1)", [TOKENIZER_VERSION.to_string()])
+        .unwrap();
     tx.commit().unwrap();
     files
 }
@@ -113,8 +113,7 @@ fn an_index_made_by_the_v7_schema_is_rebuilt_and_answers_as_a_new_one() {
     assert_eq!(m_old.open_report().files_mirrored, files);
     assert!(m_old.warnings().is_empty(), "{:?}", m_old.warnings());
     let c = m_old.conn().unwrap();
-    let kind: String =
-        c.query_row("SELECT type FROM sqlite_schema WHERE name = 'entries'", [], |r| r.get(0)).unwrap();
+    let kind: String = c.query_row("SELECT type FROM sqlite_schema WHERE name = 'entries'", [], |r| r.get(0)).unwrap();
     assert_eq!(kind, "view");
     let version: i64 = c.query_row("SELECT max(version) FROM refinery_schema_history", [], |r| r.get(0)).unwrap();
     assert_eq!(version, 8);
@@ -166,8 +165,8 @@ fn the_usage_ledger_of_a_v7_index_survives_the_rebuild() {
     let m = open_at(dir.path(), NOW);
     assert_eq!(m.open_report().files_mirrored, 1);
     let c = m.conn().unwrap();
-    let row: (i64, f64, String) =
-        c.query_row("SELECT hits, weight, last_hit_at FROM usage WHERE key = 'k1'", [], |r| {
+    let row: (i64, f64, String) = c
+        .query_row("SELECT hits, weight, last_hit_at FROM usage WHERE key = 'k1'", [], |r| {
             Ok((r.get(0)?, r.get(1)?, r.get(2)?))
         })
         .unwrap();
@@ -225,10 +224,12 @@ fn by_tag_is_case_insensitive_newest_instant_first_equal_instants_newest_id_firs
     assert_eq!(listed("RUST"), rust);
     assert_eq!(m.by_tag("Rust", Some(3)).unwrap().matched, 7);
     // Beyond ASCII: Ä and ä are one key.
-    let apfel =
-        vec![row("h", "äpfel", "2026-10-21T03:00:00.000Z"), row("f", "Äpfel", "2026-10-20T04:00:00.000Z")];
+    let apfel = vec![row("h", "äpfel", "2026-10-21T03:00:00.000Z"), row("f", "Äpfel", "2026-10-20T04:00:00.000Z")];
     assert_eq!(listed("ÄPFEL"), apfel);
-    assert_eq!(listed("-"), vec![row("u2", "-", "2026-10-21T01:00:00.000Z"), row("u1", "-", "2026-10-20T04:30:00.000Z")]);
+    assert_eq!(
+        listed("-"),
+        vec![row("u2", "-", "2026-10-21T01:00:00.000Z"), row("u1", "-", "2026-10-20T04:30:00.000Z")]
+    );
 }
 
 #[test]
@@ -238,11 +239,9 @@ fn the_entries_view_derives_day_file_line_key_and_instant() {
     let c = m.conn().unwrap();
     type Row = (String, String, String, String, String, i64, i64);
     let get = |content: &str| -> Row {
-        c.query_row(
-            "SELECT day, ts, tag, tag_key, file, line, ts_ms FROM entries WHERE content = ?1",
-            [content],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?)),
-        )
+        c.query_row("SELECT day, ts, tag, tag_key, file, line, ts_ms FROM entries WHERE content = ?1", [content], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
+        })
         .unwrap()
     };
     let s = |x: &str| x.to_string();
@@ -250,12 +249,28 @@ fn the_entries_view_derives_day_file_line_key_and_instant() {
     // 2026-10-22T05:00:00Z is 1 792 645 200 000 ms after the Unix epoch.
     assert_eq!(
         get("e"),
-        (s("2026-10-20"), s("2026-10-22T05:00:00.000Z"), s("rust"), s("rust"), s("cold/2026-10/2026-10-20.md"), 7, 1_792_645_200_000)
+        (
+            s("2026-10-20"),
+            s("2026-10-22T05:00:00.000Z"),
+            s("rust"),
+            s("rust"),
+            s("cold/2026-10/2026-10-20.md"),
+            7,
+            1_792_645_200_000
+        )
     );
     // i: a millisecond before its file's date in UTC: 1 792 454 399 999 ms.
     assert_eq!(
         get("i"),
-        (s("2026-10-21"), s("2026-10-19T23:59:59.999Z"), s("Rust"), s("rust"), s("cold/2026-10/2026-10-21.md"), 5, 1_792_454_399_999)
+        (
+            s("2026-10-21"),
+            s("2026-10-19T23:59:59.999Z"),
+            s("Rust"),
+            s("rust"),
+            s("cold/2026-10/2026-10-21.md"),
+            5,
+            1_792_454_399_999
+        )
     );
     assert_eq!(get("f").3, "äpfel");
     // One tags row per key; the spelling is stored in the entry row only when it differs from
@@ -270,5 +285,8 @@ fn the_entries_view_derives_day_file_line_key_and_instant() {
         .map(Result::unwrap)
         .collect();
     let o = |x: &str| Some(x.to_string());
-    assert_eq!(stored, vec![None, o("rust"), o("RUST"), None, o("rust"), None, None, o("rust"), o("äpfel"), None, None]);
+    assert_eq!(
+        stored,
+        vec![None, o("rust"), o("RUST"), None, o("rust"), None, None, o("rust"), o("äpfel"), None, None]
+    );
 }
