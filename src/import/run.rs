@@ -106,6 +106,7 @@ impl Store {
             if batch.len() == IMPORT_BATCH_DAYS { flush(&mut batch, total) } else { Ok(()) }
         })?;
         flush(&mut batch, total_days)?;
+        crate::index::compact_after_bulk(&*self.conn()?, added)?;
         let layers = if format == Format::Dsh { Some(self.import_dsh_layers(&lock, path)?) } else { None };
         let mut summary = report.summary();
         summary.days = days_with_entries;

@@ -6,8 +6,9 @@
 //! In the shape of ADR-0002 (min-max fusion, recency as a small weighted term):
 //!
 //! ```text
-//! candidates = the top K = max(50, 5 × limit) entries by FTS5 BM25
-//!              (r = -bm25(entries_fts, 2.0, 1.0): tag column weighted 2, content 1)
+//! candidates = the top K = max(50, 5 × limit) entries by BM25
+//!              (r = -BM25 with FTS5's formula: content weighted 1, tag 2; computed by
+//!              memlayers, equal to FTS5's bm25(), see `query::bm25`)
 //!              among the matches — or, when more than MAX_SCORED = 500 entries match,
 //!              among the newest 500 matches (bounded work for frequent terms)
 //! text       = (r - r_min) / (r_max - r_min) over the candidates   (min-max normalisation;
@@ -569,7 +570,7 @@ impl Store {
 /// True when the rowid range `lo..=hi` holds at most `n` entries (counts at most `n + 1`).
 fn window_rows_at_most(c: &Connection, lo: i64, hi: i64, n: i64) -> Result<bool> {
     let k: i64 = c
-        .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM entries WHERE id BETWEEN ?1 AND ?2 LIMIT ?3)")?
+        .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM entry_rows WHERE id BETWEEN ?1 AND ?2 LIMIT ?3)")?
         .query_row(params![lo, hi, n + 1], |r| r.get(0))?;
     Ok(k <= n)
 }
