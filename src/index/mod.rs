@@ -51,6 +51,10 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     c.pragma_update(None, "synchronous", "NORMAL")?;
     c.pragma_update(None, "foreign_keys", "ON")?;
     c.pragma_update(None, "cache_size", -32_000)?; // KiB: 32 MB page cache per connection
+    // Prepared statements kept per connection (rusqlite's default is 16): a query uses a
+    // dozen of its own (sync check, count, candidates, usage), so 16 evicted and re-parsed
+    // them on every call of a long-lived handle.
+    c.set_prepared_statement_cache_capacity(64);
     Ok(())
 }
 

@@ -94,8 +94,15 @@ pub fn pieces(text: &str) -> Vec<Piece> {
     };
     // NFC first, at index and query time alike: an NFD `é` (e + U+0301, a combining mark that
     // is not alphanumeric) would otherwise split the word, and NFC and NFD spellings of one
-    // text would never find each other. The stored text keeps the user's bytes.
-    for c in text.nfc() {
+    // text would never find each other. The stored text keeps the user's bytes. Most text is
+    // already NFC, which the quick check (UAX #15) confirms without building the normal form.
+    let nfc: Box<dyn Iterator<Item = char>> =
+        if unicode_normalization::is_nfc_quick(text.chars()) == unicode_normalization::IsNormalized::Yes {
+            Box::new(text.chars())
+        } else {
+            Box::new(text.nfc())
+        };
+    for c in nfc {
         let cl = class(c);
         if cl != cur_class {
             flush(&mut cur, cur_class, &mut out);

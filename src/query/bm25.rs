@@ -208,22 +208,40 @@ pub fn score(phrases: &[Phrase], idf: &[f64], avgdl: f64, tag: &str, content: &s
     score_tokens(phrases, idf, avgdl, &tokens(tag, content))
 }
 
-/// The tokens the index holds for an entry, per column (tag, content): the segmented text
-/// split on spaces, as FTS5's `unicode61` tokenizer reads it.
-pub fn tokens(tag: &str, content: &str) -> [Vec<String>; 2] {
-    let split = |s: &str| segment(s).split(' ').filter(|t| !t.is_empty()).map(str::to_string).collect::<Vec<_>>();
-    [split(tag), split(content)]
+/// The tokens the index holds for an entry, per column (tag, content): the segmented text,
+/// which FTS5's `unicode61` tokenizer splits on the spaces. Two strings per entry, split on
+/// demand (a `Vec` per token made scoring 500 candidates allocation-bound).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Tokens {
+    cols: [String; 2],
+}
+
+impl Tokens {
+    /// The tokens of one column (0 = tag, 1 = content), in order.
+    pub fn column(&self, col: usize) -> impl Iterator<Item = &str> {
+        self.cols[col].split(' ').filter(|t| !t.is_empty())
+    }
+
+    /// Every token, tag first.
+    pub fn all(&self) -> impl Iterator<Item = &str> {
+        self.column(0).chain(self.column(1))
+    }
+}
+
+/// The [`Tokens`] of an entry's tag and content.
+pub fn tokens(tag: &str, content: &str) -> Tokens {
+    Tokens { cols: [segment(tag), segment(content)] }
 }
 
 /// True when an entry with these [`tokens`] matches `q` as FTS5 evaluates [`Query::fts`]: a
 /// term matches when each of its probes has an instance (the probe's own phrase or its
 /// stem's) in either column; `And` needs every term, `Or`/`Any` one.
-pub fn matches(q: &Query, toks: &[Vec<String>; 2]) -> bool {
-    let all = || toks[0].iter().chain(toks[1].iter());
+pub fn matches(q: &Query, toks: &Tokens) -> bool {
+    let all = || toks.all();
     let term = |ps: &Vec<crate::index::segment::Probe>| {
         ps.iter().all(|p| {
             let own = Phrase { token: p.token.clone(), prefix: p.prefix };
-            all().any(|t| own.matches(t) || p.alt.as_deref() == Some(t.as_str()))
+            all().any(|t| own.matches(t) || p.alt.as_deref() == Some(t))
         })
     };
     match q.mode {
@@ -253,18 +271,20 @@ pub fn may_match(q: &Query, tag: &str, content: &str) -> bool {
 }
 
 /// [`score`] on [`tokens`] already split.
-pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &[Vec<String>; 2]) -> f64 {
+pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &Tokens) -> f64 {
     let mut freq = vec![0.0f64; phrases.len()];
-    for (col, ts) in toks.iter().enumerate() {
-        for t in ts {
+    let mut n = 0usize;
+    for (col, w) in WEIGHTS.iter().enumerate() {
+        for t in toks.column(col) {
+            n += 1;
             for (i, p) in phrases.iter().enumerate() {
                 if p.matches(t) {
-                    freq[i] += WEIGHTS[col];
+                    freq[i] += w;
                 }
             }
         }
     }
-    let d = (toks[0].len() + toks[1].len()) as f64;
+    let d = n as f64;
     let mut s = 0.0f64;
     for (i, f) in freq.iter().enumerate() {
         s += idf[i] * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));

@@ -350,7 +350,7 @@ pub struct Candidate {
     /// Text.
     pub content: String,
     /// The tokens the index holds for it ([`bm25::tokens`]).
-    pub tokens: [Vec<String>; 2],
+    pub tokens: bm25::Tokens,
 }
 
 impl Candidate {
