@@ -659,6 +659,28 @@ fn nfc_and_nfd_find_each_other_and_deduplicate_without_rewriting_bytes() {
     assert!(file.contains(nfd) && !file.contains(nfc), "user bytes kept as written");
 }
 
+/// `by-tag` matches tags case-insensitively, so `write --tag A` after `--tag a` with the same
+/// text the same day is the same memory: not added again (it used to add a second line that
+/// by-tag then listed twice). The stored line keeps its tag as first written.
+#[test]
+fn a_tag_differing_only_in_case_is_a_duplicate_as_by_tag_sees_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = Memory::open(dir.path(), config()).unwrap().with_now(at("2026-10-21T04:00:00Z"));
+    assert!(m.write(&w("周会改到周四", "work")).unwrap().added);
+    let again = m.write(&w("周会改到周四", "Work")).unwrap();
+    assert!(!again.added);
+    assert_eq!(again.tag, "work", "the tag of the line as stored");
+    assert!(m.write(&w("周会改到周五", "Work")).unwrap().added, "another text is a new entry");
+    let listed: Vec<(String, String)> =
+        m.by_tag("WORK", None).unwrap().items.into_iter().map(|i| (i.tag, i.content)).collect();
+    assert_eq!(
+        listed,
+        [("Work".to_string(), "周会改到周五".to_string()), ("work".to_string(), "周会改到周四".to_string())]
+    );
+    let file = std::fs::read_to_string(dir.path().join("cold/2026-10/2026-10-21.md")).unwrap();
+    assert_eq!(file.lines().filter(|l| l.contains("周会改到周四")).count(), 1, "{file}");
+}
+
 #[test]
 fn temp_files_of_killed_writes_are_cleaned_at_the_next_write() {
     let dir = tempfile::tempdir().unwrap();

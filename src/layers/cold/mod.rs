@@ -159,14 +159,15 @@ fn entries_in(bytes: &[u8]) -> Vec<Entry> {
 }
 
 /// Scans a day file's bytes for `write`: the number of entries, and the first entry with the
-/// same tag and text ([`same_text`]) with its 0-based line index (split on `\n`), if any.
+/// same tag ([`same_tag`]) and text ([`same_text`]) with its 0-based line index (split on
+/// `\n`), if any.
 fn find_duplicate(bytes: &[u8], tag: &str, text: &str) -> (usize, Option<(usize, Entry)>) {
     let mut count = 0usize;
     let mut dup: Option<(usize, Entry)> = None;
     for (i, line) in String::from_utf8_lossy(bytes).split('\n').enumerate() {
         if let LineKind::Entry(e) = parse_line(line) {
             count += 1;
-            if dup.is_none() && same_text(&e.tag, tag) && same_text(&e.content, text) {
+            if dup.is_none() && same_tag(&e.tag, tag) && same_text(&e.content, text) {
                 dup = Some((i, e));
             }
         }
@@ -179,6 +180,13 @@ fn find_duplicate(bytes: &[u8], tag: &str, text: &str) -> (usize, Option<(usize,
 pub fn same_text(a: &str, b: &str) -> bool {
     use unicode_normalization::UnicodeNormalization;
     a == b || a.nfc().eq(b.nfc())
+}
+
+/// Tag equality for `write`'s same-day duplicate check: [`same_text`] after Unicode lower-casing,
+/// the folding `by-tag` matches with (`[A] x` and `[a] x` are one tag there, so writing the
+/// second after the first is a duplicate, not a new entry). The stored tag is never rewritten.
+pub fn same_tag(a: &str, b: &str) -> bool {
+    same_text(a, b) || same_text(&a.to_lowercase(), &b.to_lowercase())
 }
 
 /// Identity of an entry for `append_entries`: tag, text and source marker together (a sunk
@@ -268,5 +276,18 @@ mod tests {
         assert_eq!(line, 3);
         assert_eq!(e.content, "cafe\u{301}");
         assert_eq!(find_duplicate(day.as_bytes(), "u", "cafe"), (2, None));
+    }
+
+    #[test]
+    fn tags_of_duplicates_compare_as_by_tag_does() {
+        // Case folds (ASCII and beyond: Straße/STRASSE is not a lower-case pair, É/é is), NFC too.
+        assert!(same_tag("Work", "work"));
+        assert!(same_tag("\u{c9}t\u{e9}", "\u{e9}t\u{e9}"));
+        assert!(same_tag("E\u{301}te\u{301}", "\u{e9}t\u{e9}"));
+        assert!(!same_tag("Straße", "STRASSE"));
+        assert!(!same_tag("work", "works"));
+        let day = "- [2026-10-21T01:00:00.000Z] [Work] 周会\n";
+        let (count, dup) = find_duplicate(day.as_bytes(), "work", "周会");
+        assert_eq!((count, dup.map(|(i, e)| (i, e.tag))), (1, Some((0, "Work".to_string()))));
     }
 }

@@ -30,7 +30,8 @@ use crate::{Error, Result};
 
 impl Store {
     /// `mem_write`: appends one entry to today's cold file (local date in the configured zone).
-    /// Same-day identical tag + text → `added: false`; with a different `source`, only that
+    /// Same-day identical tag + text → `added: false` (tags compare case-insensitively, as
+    /// `by-tag` does; text and tag after NFC); with a different `source`, only that
     /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
     /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
     /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`]).
@@ -86,6 +87,8 @@ impl Store {
             warnings: Vec::new(),
         };
         if let Some((idx, existing)) = dup {
+            // The line as stored: its tag may differ in case from the one asked for.
+            result.tag = existing.tag.clone();
             result.ts = format_ts(existing.ts);
             result.source = existing.source.clone();
             if let Some(src) = &args.source
