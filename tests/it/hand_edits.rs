@@ -726,7 +726,12 @@ fn big_usage_json(mb: usize, lead: &[(&str, u64)]) -> (String, usize) {
     (s, lead.len() + i as usize)
 }
 
+/// The `memlayers` binary of this build; `MEMLAYERS_BIN` overrides it (to measure a release
+/// build or another version with the same test, e.g. `big_usage_json_is_loaded_in_bounded_memory`).
 fn memlayers_exe() -> PathBuf {
+    if let Ok(b) = std::env::var("MEMLAYERS_BIN") {
+        return PathBuf::from(b);
+    }
     std::env::var("CARGO_BIN_EXE_memlayers")
         .map(PathBuf::from)
         .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/debug/memlayers"))
