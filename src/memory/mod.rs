@@ -363,7 +363,10 @@ impl Memory {
     /// ```
     pub fn retrieve(&self, args: &RetrieveArgs) -> Result<RetrieveResult> {
         if args.query.trim().is_empty() {
-            return Err(crate::Error::bad("query", "is empty: ask a question, e.g. \"上周 火锅\" (to list dates, use by-date)"));
+            return Err(crate::Error::bad(
+                "query",
+                "is empty: ask a question, e.g. \"上周 火锅\" (to list dates, use by-date)",
+            ));
         }
         self.store.retrieve(args)
     }

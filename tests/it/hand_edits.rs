@@ -875,7 +875,8 @@ fn a_big_usage_json_is_parsed_without_the_writer_lock() {
     let root = dir.path();
     put(root, "cold/2026-10/2026-10-21.md", "- [2026-10-21T04:00:00.000Z] [饮食] 晚饭吃了火锅\n");
     let args = |cmd: &[&str]| {
-        let mut a = vec!["--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai", "--now", "2026-10-21T05:00:00Z"];
+        let mut a =
+            vec!["--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai", "--now", "2026-10-21T05:00:00Z"];
         a.extend_from_slice(cmd);
         a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
     };
@@ -933,9 +934,7 @@ fn a_usage_json_changed_after_its_parse_is_parsed_again() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
     put(root, "cold/2026-10/2026-10-21.md", "- [2026-10-21T04:00:00.000Z] [饮食] 晚饭吃了火锅\n");
-    let args = |cmd: &str| {
-        ["--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai", cmd].map(str::to_string)
-    };
+    let args = |cmd: &str| ["--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai", cmd].map(str::to_string);
     let out = std::process::Command::new(memlayers_exe()).args(args("sync")).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let key = "d3fa05f218af14e80376a994d4b1d23c8b827ff6"; // `printf 晚饭吃了火锅 | sha1sum`
@@ -967,4 +966,66 @@ fn a_usage_json_changed_after_its_parse_is_parsed_again() {
     assert_eq!(hits, 9, "the ledger as it is now, not as it was parsed");
     let n: i64 = c.query_row("SELECT count(*) FROM usage", [], |r| r.get(0)).unwrap();
     assert_eq!(n as usize, records);
+}
+
+/// Issue 14 point 1, "repairing a torn tail after a crash": a `write` killed in the middle of
+/// its append leaves the first bytes of its line without the rest. Made real and deterministic
+/// with a file-size limit (RLIMIT_FSIZE): the kernel writes the first 10 bytes of the line,
+/// then kills the process with SIGXFSZ at its next write. Nothing was acknowledged. The next
+/// write must cut exactly those 10 bytes (memlayers' own, recorded before the append) and
+/// nothing else: every other byte of the file, hand notes included, stays; `check` is clean.
+/// Before, the torn bytes stayed as a malformed line `- [2026-10` above the next entry.
+#[cfg(target_os = "linux")]
+#[test]
+#[allow(unsafe_code)] // setrlimit in the child between fork and exec (pre_exec).
+fn a_write_torn_by_a_crash_is_cut_off_at_the_next_write() {
+    use std::os::unix::process::{CommandExt, ExitStatusExt};
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let rel = "cold/2026-10/2026-10-21.md";
+    // A day file of about 1 MB (hand notes; the index stays far smaller, so the limit below
+    // only ever stops the append to this file).
+    let mut original = String::from("- [2026-10-21T01:00:00.000Z] [t] 早上跑步\n");
+    while original.len() < 1 << 20 {
+        original.push_str("手写的笔记，不是条目，也不会被改动。\n");
+    }
+    put(root, rel, &original);
+    let cmd = |now: &str, args: &[&str]| {
+        let mut c = std::process::Command::new(memlayers_exe());
+        c.args(["--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai", "--now", now]).args(args);
+        c
+    };
+    let out = cmd("2026-10-21T03:00:00Z", &["sync"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let limit = (original.len() + 10) as u64;
+    let mut child = cmd("2026-10-21T04:00:00Z", &["write", "晚饭吃了火锅", "--tag", "饮食"]);
+    // SAFETY: setrlimit is async-signal-safe; the closure touches nothing else.
+    unsafe {
+        child.pre_exec(move || {
+            let fsize = libc::rlimit { rlim_cur: limit, rlim_max: limit };
+            let core = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+            if libc::setrlimit(libc::RLIMIT_FSIZE, &fsize) != 0 || libc::setrlimit(libc::RLIMIT_CORE, &core) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            Ok(())
+        });
+    }
+    let out = child.output().unwrap();
+    assert_eq!(out.status.signal(), Some(libc::SIGXFSZ), "{:?} {}", out.status, String::from_utf8_lossy(&out.stderr));
+    assert!(out.stdout.is_empty(), "not acknowledged");
+    let torn = std::fs::read(root.join(rel)).unwrap();
+    assert_eq!(&torn[original.len()..], b"- [2026-10", "the first 10 bytes of the line");
+    // The next write (an hour later) cuts the torn bytes and says so.
+    let out = cmd("2026-10-21T05:00:00Z", &["write", "买了乌龙茶", "--tag", "购物"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["added"], true);
+    let warned = format!("{} {}", v["warnings"], String::from_utf8_lossy(&out.stderr));
+    assert!(warned.contains("- [2026-10") && warned.contains(rel), "{warned}");
+    let after = std::fs::read_to_string(root.join(rel)).unwrap();
+    assert_eq!(after, format!("{original}- [2026-10-21T05:00:00.000Z] [购物] 买了乌龙茶\n"));
+    let out = cmd("2026-10-21T05:00:00Z", &["check"]).output().unwrap();
+    let chk: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(chk["malformed"], serde_json::json!([]), "{chk}");
+    assert_eq!(chk["clean"], true, "{chk}");
 }

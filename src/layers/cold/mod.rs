@@ -182,6 +182,16 @@ pub fn same_text(a: &str, b: &str) -> bool {
     a == b || a.nfc().eq(b.nfc())
 }
 
+/// True when `rest` — a day file's bytes from the offset where an append of `tail` started —
+/// is a non-empty proper prefix of `tail`: the append was cut short (the process died in the
+/// middle of its `write`, or the machine went down before all of it reached the disk) and
+/// nothing else was written after it. Those bytes are memlayers' own, never acknowledged, and
+/// can be cut off without touching a byte of anyone else's. Anything else (nothing of it, all
+/// of it, other bytes after or instead of it) is not a torn append of `tail`.
+pub fn torn_append(rest: &[u8], tail: &[u8]) -> bool {
+    !rest.is_empty() && rest.len() < tail.len() && tail.starts_with(rest)
+}
+
 /// Tag equality for `write`'s same-day duplicate check: [`same_text`] after Unicode lower-casing,
 /// the folding `by-tag` matches with (`[A] x` and `[a] x` are one tag there, so writing the
 /// second after the first is a duplicate, not a new entry). The stored tag is never rewritten.
@@ -276,6 +286,17 @@ mod tests {
         assert_eq!(line, 3);
         assert_eq!(e.content, "cafe\u{301}");
         assert_eq!(find_duplicate(day.as_bytes(), "u", "cafe"), (2, None));
+    }
+
+    #[test]
+    fn a_torn_append_is_a_proper_prefix_of_the_tail_and_nothing_else() {
+        let tail = b"- [2026-10-21T04:00:00.000Z] [t] x\n";
+        assert!(torn_append(b"- [2026-10", tail));
+        assert!(torn_append(b"- [2026-10-21T04:00:00.000Z] [t] x", tail), "all but the newline");
+        assert!(!torn_append(b"", tail), "nothing written: nothing to cut");
+        assert!(!torn_append(tail, tail), "written whole");
+        assert!(!torn_append(b"- [2026-10-21T05", tail), "someone else's line");
+        assert!(!torn_append(b"- [2026-10- [2026-10-21T05:00:00.000Z] [h] hand\n", tail), "a hand line after it");
     }
 
     #[test]
