@@ -921,6 +921,7 @@ fn a_big_usage_json_is_parsed_without_the_writer_lock() {
     assert_eq!(hits, 4, "3 in the file + this recall's hit");
     let n: i64 = c.query_row("SELECT count(*) FROM usage", [], |r| r.get(0)).unwrap();
     assert_eq!(n as usize, records);
+    println!("usage.json lease: writer lock free while a query read a {records}-record usage.json; loaded after");
 }
 
 /// The other half of reading usage.json outside the writer lock: a file that changes after it
@@ -1028,4 +1029,8 @@ fn a_write_torn_by_a_crash_is_cut_off_at_the_next_write() {
     let chk: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(chk["malformed"], serde_json::json!([]), "{chk}");
     assert_eq!(chk["clean"], true, "{chk}");
+    println!(
+        "torn write: the 10 bytes of the unacknowledged line cut at the next write, the other {} bytes kept",
+        original.len()
+    );
 }

@@ -246,10 +246,12 @@ pub fn reload<R: std::io::Read>(tx: &Transaction, src: Option<R>) -> Result<(Loa
 
 /// Creates the staging table of [`stage`] (empty): connection-local, in SQLite's temp
 /// database, so filling it takes no lock on the index and needs no writer lock; it spills to a
-/// temp file like any temp table, so memory stays bounded.
+/// temp file like any temp table, so memory stays bounded: by a 16 MB page cache for the temp
+/// database while it exists (with SQLite's default 2 MB, the key index of a 100 MB ledger
+/// thrashed to the temp file: 42 s instead of 32 s, debug build), given back by [`drop_stage`].
 fn create_stage(c: &Connection) -> Result<()> {
     c.execute_batch(
-        "DROP TABLE IF EXISTS temp.usage_stage; \
+        "PRAGMA temp.cache_size = -16000; DROP TABLE IF EXISTS temp.usage_stage; \
          CREATE TEMP TABLE usage_stage (seq INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, \
          hits INTEGER NOT NULL, first_hit_at TEXT, last_hit_at TEXT, weight REAL NOT NULL, \
          last_decay_at TEXT, text TEXT);",
@@ -257,9 +259,14 @@ fn create_stage(c: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// Drops the staging table of [`stage`] if there is one (a stage that was not swapped in).
+/// Drops the staging table of [`stage`] if there is one, and gives its page cache back
+/// (`shrink_memory`; the temp cache back to SQLite's default). Nothing when there is none.
 pub fn drop_stage(c: &Connection) -> Result<()> {
-    c.execute_batch("DROP TABLE IF EXISTS temp.usage_stage")?;
+    let staged: bool =
+        c.query_row("SELECT EXISTS (SELECT 1 FROM temp.sqlite_master WHERE name = 'usage_stage')", [], |r| r.get(0))?;
+    if staged {
+        c.execute_batch("DROP TABLE temp.usage_stage; PRAGMA temp.cache_size = -2000; PRAGMA shrink_memory;")?;
+    }
     Ok(())
 }
 
