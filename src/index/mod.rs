@@ -51,8 +51,17 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     c.pragma_update(None, "synchronous", "NORMAL")?;
     c.pragma_update(None, "foreign_keys", "ON")?;
     c.pragma_update(None, "cache_size", -32_000)?; // KiB: 32 MB page cache per connection
+    c.pragma_update(None, "mmap_size", MMAP_BYTES)?;
     Ok(())
 }
+
+/// Bytes of the index file SQLite reads through a memory map (`PRAGMA mmap_size`; SQLite
+/// clamps it to its compile-time maximum, 2 GiB on 64-bit builds). Reads then come straight
+/// from the OS page cache instead of being copied into each connection's private cache: a
+/// one-call CLI process starts with an empty page cache, so without it a query at 1M entries
+/// spent most of its time in `pread` and in allocating cache pages (issue 15's profile).
+/// Writes still go through the WAL. Source: <https://sqlite.org/mmap.html>.
+pub const MMAP_BYTES: i64 = 1 << 40;
 
 /// WAL pages after which a per-call connection's commit checkpoints (`wal_autocheckpoint`).
 pub const PER_CALL_WAL_PAGES: i64 = 128;
@@ -83,23 +92,22 @@ pub const PREPARE_LOCK_TIMEOUT_MS: u64 = 60_000;
 /// migration applied and the current tokenizer version: opening it then writes nothing, so no
 /// lock and no migration run are needed (`state`: `Fresh` when it mirrors no file yet). Any
 /// doubt → None.
-fn up_to_date(path: &Path, per_call: bool) -> Option<OpenState> {
-    if !path.exists() || stamp::classify(path, first_migration()) != stamp::Verdict::Ours {
+fn up_to_date(path: &Path, per_call: bool) -> Option<(DbPool, OpenState)> {
+    if !path.exists()
+        || !(stamp::header_is_ours(path) || stamp::classify(path, first_migration()) == stamp::Verdict::Ours)
+    {
         return None;
     }
-    let mut c = Connection::open_with_flags(path, open_flags()).ok()?;
-    // Closing this connection must not checkpoint a per-call process's WAL either.
-    if per_call {
-        init_conn_per_call(&mut c).ok()?
-    } else {
-        init_conn(&mut c).ok()?
-    }
-    up_to_date_conn(&c)
+    // The check runs on the pool's first connection, which then serves the call: every
+    // connection parses the schema once, so a one-call process opens as few as it can.
+    let pool = pool(path, per_call).ok()?;
+    let state = up_to_date_conn(&*pool.get().ok()?)?;
+    Some((pool, state))
 }
 
 /// The checks of [`up_to_date`] on an open connection.
 fn up_to_date_conn(c: &Connection) -> Option<OpenState> {
-    let latest = embedded::migrations::runner().get_migrations().iter().map(|m| i64::from(m.version())).max();
+    let latest = Some(LATEST_MIGRATION);
     let applied: Option<i64> =
         c.query_row("SELECT max(version) FROM refinery_schema_history", [], |r| r.get(0)).ok().flatten();
     let tokenizer: Option<String> =
@@ -111,18 +119,18 @@ fn up_to_date_conn(c: &Connection) -> Option<OpenState> {
     Some(if files == 0 { OpenState::Fresh } else { OpenState::Current })
 }
 
+/// Version of the newest migration in `migrations/` (`V7__files_ctime.sql`). A constant, not
+/// asked of refinery: refinery parses every migration name with a regex it compiles at run
+/// time, 8 % of a CLI call's CPU (issue 15's profile). The unit test
+/// `latest_migration_matches_the_embedded_set` fails when a migration is added without
+/// raising it.
+pub const LATEST_MIGRATION: i64 = 7;
+
 /// The name refinery records for memlayers' first migration (`V1__entries.sql` → `entries`):
 /// how an unstamped index of an older memlayers is told from another program's database.
+/// A constant for the same reason as [`LATEST_MIGRATION`], checked by the same test.
 fn first_migration() -> &'static str {
-    static NAME: std::sync::OnceLock<String> = std::sync::OnceLock::new();
-    NAME.get_or_init(|| {
-        embedded::migrations::runner()
-            .get_migrations()
-            .iter()
-            .min_by_key(|m| m.version())
-            .map(|m| m.name().to_string())
-            .unwrap_or_default()
-    })
+    "entries"
 }
 
 /// Opens (creating, migrating or rebuilding as needed) the index at `path`.
@@ -146,10 +154,10 @@ fn first_migration() -> &'static str {
 pub fn open(path: &Path, per_call: bool) -> Result<(DbPool, OpenState, Vec<String>)> {
     let root = path.parent().unwrap_or(Path::new("."));
     if !is_symlink(path)
-        && let Some(state) = up_to_date(path, per_call)
+        && let Some((pool, state)) = up_to_date(path, per_call)
     {
         // The common case: nothing to create, migrate or rebuild (one connection, no lock).
-        return Ok((pool(path, per_call)?, state, Vec::new()));
+        return Ok((pool, state, Vec::new()));
     }
     let _lock = crate::files::lock::acquire(root, Duration::from_millis(PREPARE_LOCK_TIMEOUT_MS))?;
     let mut warnings = Vec::new();
@@ -195,7 +203,11 @@ pub fn open(path: &Path, per_call: bool) -> Result<(DbPool, OpenState, Vec<Strin
 fn pool(path: &Path, per_call: bool) -> Result<DbPool> {
     let init = if per_call { init_conn_per_call } else { init_conn };
     let manager = SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init);
-    Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map_err(Error::pool)
+    // A long-lived handle keeps one connection ready. A one-call process opens connections on
+    // demand only: r2d2 otherwise opens a replacement in the background each time one is
+    // checked out, and a CLI call opened the index 8–10 times (issue 15's strace).
+    let min_idle = if per_call { 0 } else { 1 };
+    Pool::builder().max_size(8).min_idle(Some(min_idle)).build(manager).map_err(Error::pool)
 }
 
 /// Where a read-only data root's index lives.
@@ -221,6 +233,7 @@ pub fn open_read_only(root: &Path) -> Result<(DbPool, OpenState, ReadOnlyIndex)>
         if Connection::open_with_flags(&uri, flags).is_ok_and(|c| up_to_date_conn(&c).is_some()) {
             let manager = SqliteConnectionManager::file(&uri).with_flags(flags).with_init(|c| {
                 c.pragma_update(None, "cache_size", -32_000)?;
+                c.pragma_update(None, "mmap_size", MMAP_BYTES)?;
                 Ok(())
             });
             let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map_err(Error::pool)?;
@@ -351,6 +364,34 @@ pub fn clear(c: &Connection) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn latest_migration_matches_the_embedded_set() {
+        let ms = embedded::migrations::runner().get_migrations().clone();
+        assert_eq!(ms.iter().map(|m| i64::from(m.version())).max(), Some(LATEST_MIGRATION));
+        let first = ms.iter().min_by_key(|m| m.version()).unwrap();
+        assert_eq!((first.version(), first.name()), (1, first_migration()));
+    }
+
+    #[test]
+    fn the_header_check_reads_the_stamp_and_refuses_anything_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(INDEX_FILE);
+        assert!(!stamp::header_is_ours(&path)); // missing
+        let (pool, _, _) = open(&path, false).unwrap();
+        drop(pool); // the last connection checkpoints: page 1 with the stamp is in the file
+        assert!(stamp::header_is_ours(&path));
+        let other = dir.path().join("other.sqlite3");
+        Connection::open(&other).unwrap().execute_batch("PRAGMA application_id = 42; CREATE TABLE t(a);").unwrap();
+        assert!(!stamp::header_is_ours(&other));
+        std::fs::write(
+            &other,
+            b"not a database at all, but longer than one hundred bytes ........................................",
+        )
+        .unwrap();
+        assert!(!stamp::header_is_ours(&other));
+        assert!(!stamp::header_is_ours(dir.path())); // a folder
+    }
 
     #[test]
     fn a_busy_database_during_migration_is_classified_by_its_code_not_as_corruption() {

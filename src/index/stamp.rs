@@ -36,6 +36,20 @@ pub enum Verdict {
 /// Tables every memlayers index has had since its first migration.
 const OWN_TABLES: [&str; 2] = ["refinery_schema_history", "entries"];
 
+/// True when the file at `path` starts with an SQLite header (`SQLite format 3\0`) whose
+/// `application_id` field (4 bytes big-endian at offset 68, <https://sqlite.org/fileformat.html>)
+/// is [`APPLICATION_ID`]: one 100-byte read, no SQLite connection (the fast path of every
+/// open). False means "ask [`classify`]" — the stamp may still sit in the WAL only.
+pub fn header_is_ours(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = [0u8; 100];
+    let Ok(mut f) = std::fs::File::open(path) else { return false };
+    if f.read_exact(&mut head).is_err() || &head[..16] != b"SQLite format 3\0" {
+        return false;
+    }
+    i32::from_be_bytes([head[68], head[69], head[70], head[71]]) == APPLICATION_ID
+}
+
 /// Looks at `path` without changing it. `first_migration` is the name of memlayers' first
 /// migration (`V1__…` without prefix and extension), as refinery records it.
 pub fn classify(path: &Path, first_migration: &str) -> Verdict {

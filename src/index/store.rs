@@ -272,6 +272,22 @@ impl Store {
         })
     }
 
+    /// True when some cold file differs from what the index records (new, removed, or size,
+    /// mtime, inode or ctime changed): the check of [`Store::sync_cold`] without mirroring.
+    pub(crate) fn cold_changed(&self) -> Result<bool> {
+        let m =
+            ColdMirror { root: &self.root, tz: self.tz(), full: false, scope: SyncScope::All, progress: &mut |_| {} };
+        let disk = m.scan()?;
+        let known = m.known(&*self.conn()?)?;
+        Ok(!Plan::is_empty(&m.plan(&disk, &known)))
+    }
+
+    /// True when this store keeps an inotify watch (a long-lived handle), false for a
+    /// per-call handle.
+    pub(crate) fn watching(&self) -> bool {
+        self.watching
+    }
+
     /// Mirrors one cold file (after this process wrote it), under the writer lock the caller
     /// holds.
     pub(crate) fn mirror_day(&self, lock: &WriterLock, day: NaiveDate) -> Result<()> {

@@ -199,15 +199,18 @@ impl Store {
             return Err(Error::bad("tag", "is empty (use \"-\" for untagged entries)"));
         }
         let limit = check_range("limit", limit.unwrap_or(20), 1, 200)?;
-        let stale = self.sync_reader(false)?.stale;
-        let c = self.conn()?;
-        let items = c
-            .prepare_cached(TAG_SQL)?
-            .query_map(params![key, limit], item_from_row)?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        let matched: i64 = c.query_row("SELECT count(*) FROM entries WHERE tag_key = ?1", [&key], |r| r.get(0))?;
-        let (files, entries): (i64, i64) =
-            c.query_row("SELECT count(*), coalesce(sum(entries), 0) FROM files", [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let ((items, matched, (files, entries)), stale) = self.read_synced(|| {
+            let c = self.conn()?;
+            let items = c
+                .prepare_cached(TAG_SQL)?
+                .query_map(params![key, limit], item_from_row)?
+                .collect::<rusqlite::Result<Vec<_>>>()?;
+            let matched: i64 = c.query_row("SELECT count(*) FROM entries WHERE tag_key = ?1", [&key], |r| r.get(0))?;
+            let totals: (i64, i64) = c.query_row("SELECT count(*), coalesce(sum(entries), 0) FROM files", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?;
+            Ok((items, matched, totals))
+        })?;
         self.record_hits(&items);
         Ok(ListResult {
             stale,

@@ -275,12 +275,13 @@ impl Store {
             if let Some((q, _)) = &oq {
                 q.check_size("query")?;
             }
-            let stale = self.sync_reader(false)?.stale;
-            let (hits, matched) = match &oq {
-                Some((q, _)) => self.search(q, None, None, limit, self.config().recency_tau_days)?,
-                None => (vec![], 0),
-            };
-            let hits = self.with_replies(hits, limit)?;
+            let ((hits, matched), stale) = self.read_synced(|| {
+                let (hits, matched) = match &oq {
+                    Some((q, _)) => self.search(q, None, None, limit, self.config().recency_tau_days)?,
+                    None => (vec![], 0),
+                };
+                Ok((self.with_replies(hits, limit)?, matched))
+            })?;
             let strategy = if oq.is_some() { "bm25-or" } else { "nothing-to-score" };
             return Ok(self.finish(args, stale, hits, matched, || Explain {
                 window: None,
@@ -292,7 +293,7 @@ impl Store {
                 widened: None,
                 candidates_in_window: None,
                 fts_query: oq.as_ref().map(|(q, _)| q.fts()),
-                sql: crate::query::search::ranked_sql(false, false),
+                sql: crate::query::search::ranked_sql(false, false, matched > crate::query::search::MAX_SCORED as i64),
                 rowid_range: None,
                 utc_filter: None,
                 hits: vec![],
@@ -319,7 +320,8 @@ impl Store {
                 Some((q, _)) => {
                     let (hits, matched) = self.search_gated(q, gate, limit)?;
                     let hits = self.with_replies(hits, limit)?;
-                    let sql = crate::query::search::ranked_sql(true, gate.ts.is_some());
+                    let capped = matched > crate::query::search::MAX_SCORED as i64;
+                    let sql = crate::query::search::ranked_sql(true, gate.ts.is_some(), capped);
                     (hits, matched, Some(q.fts()), sql, "bm25-or")
                 }
                 None => {

@@ -8,6 +8,8 @@
 //! ```text
 //! candidates = the top K = max(50, 5 × limit) entries by FTS5 BM25
 //!              (r = -bm25(entries_fts, 2.0, 1.0): tag column weighted 2, content 1)
+//!              among the matches — or, when more than MAX_SCORED = 500 entries match,
+//!              among the newest 500 matches (bounded work for frequent terms)
 //! text       = (r - r_min) / (r_max - r_min) over the candidates   (min-max normalisation;
 //!              1 for every candidate when r_max = r_min)
 //! score      = text
@@ -194,7 +196,29 @@ pub struct RankOpts {
     pub tau_days: Option<f64>,
     /// Weights of the bounded terms.
     pub weights: RankWeights,
+    /// Number of entries matching (within the window): above [`MAX_SCORED`], only the newest
+    /// `MAX_SCORED` are scored.
+    pub matched: i64,
 }
+
+impl RankOpts {
+    /// True when the matches are too many to score them all ([`MAX_SCORED`]).
+    pub fn capped(&self) -> bool {
+        self.matched > MAX_SCORED as i64
+    }
+}
+
+/// Most matching entries one query scores with BM25 (memlayers; the plugin scans every file).
+/// When more entries match (a frequent word such as `今天` matches 146 000 of a million), BM25
+/// ranks the newest `MAX_SCORED` matches only, and `matched` stays the exact count. FTS5
+/// computes `bm25()` row by row, reading each row's size record, so scoring every match cost
+/// 100–260 ms at 1M entries (issue 15's measurement). Measured with the `sqlite3` shell, one
+/// process per query as the CLI runs, at 1M entries: a word with 3 923 matches took 6.0 ms
+/// with 2 000 scored, 4.2 ms with 1 000, 2.9 ms with 500, against 1.2 ms for the shell's own
+/// start. 500 is ten times the default candidate set (50) and twice the largest (250, for
+/// `limit` 50); the newest matches are the ones the score's recency bonus favours, and a word
+/// that matches this often barely separates entries by BM25 (its IDF is near zero).
+pub const MAX_SCORED: usize = 500;
 
 /// Size of the candidate set for `limit` results: `max(50, 5 × limit)` (module docs).
 pub fn candidates(limit: usize) -> usize {
@@ -203,18 +227,27 @@ pub fn candidates(limit: usize) -> usize {
 
 /// The SQL of the candidate set: the window (if any) is a rowid constraint inside the FTS5
 /// query, and an exact UTC filter (if any) joins the entries before BM25 picks the top K.
-/// Parameters: `?1` MATCH, `?2` K, `?3`/`?4` rowid range, `?5`/`?6` timestamps.
-pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
+/// `capped`: only the newest [`MAX_SCORED`] matches are scored (FTS5 walks its doclists in
+/// rowid order, newest first, and stops there). Parameters: `?1` MATCH, `?2` K, `?3`/`?4`
+/// rowid range, `?5`/`?6` timestamps, `?7` the cap.
+pub fn ranked_sql(windowed: bool, ts_filter: bool, capped: bool) -> String {
     let window = if windowed { " AND entries_fts.rowid BETWEEN ?3 AND ?4" } else { "" };
     let (join, ts) = if ts_filter {
         (" JOIN entries x ON x.id = entries_fts.rowid", " AND x.ts >= ?5 AND x.ts < ?6")
     } else {
         ("", "")
     };
+    let scored = format!(
+        "SELECT entries_fts.rowid AS id, bm25(entries_fts, 2.0, 1.0) AS bm25 FROM entries_fts{join} \
+         WHERE entries_fts MATCH ?1{window}{ts}"
+    );
+    let top = if capped {
+        format!("SELECT id, bm25 FROM ({scored} ORDER BY entries_fts.rowid DESC LIMIT ?7) ORDER BY bm25 LIMIT ?2")
+    } else {
+        format!("{scored} ORDER BY bm25 LIMIT ?2")
+    };
     format!(
-        "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source, s.bm25 FROM \
-         (SELECT entries_fts.rowid AS id, bm25(entries_fts, 2.0, 1.0) AS bm25 FROM entries_fts{join} \
-          WHERE entries_fts MATCH ?1{window}{ts} ORDER BY bm25 LIMIT ?2) s \
+        "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source, s.bm25 FROM ({top}) s \
          JOIN entries e ON e.id = s.id ORDER BY s.bm25"
     )
 }
@@ -297,16 +330,18 @@ pub fn ranked(
     weights: &dyn Fn(&[Item]) -> Vec<f64>,
 ) -> Result<Vec<(Item, ScoreParts)>> {
     let k = candidates(opts.limit) as i64;
-    let sql = ranked_sql(opts.range.is_some(), opts.ts.is_some());
+    let capped = opts.capped();
+    let sql = ranked_sql(opts.range.is_some(), opts.ts.is_some(), capped);
     let mut st = c.prepare_cached(&sql)?;
     let map = |r: &rusqlite::Row| Ok((item_from_row(r)?, r.get::<_, f64>(6)?));
-    let rows: Vec<(Item, f64)> = match (opts.range, &opts.ts) {
-        (Some((lo, hi)), Some((a, b))) => {
-            st.query_map(params![fts, k, lo, hi, a, b], map)?.collect::<rusqlite::Result<_>>()?
-        }
-        (Some((lo, hi)), None) => st.query_map(params![fts, k, lo, hi], map)?.collect::<rusqlite::Result<_>>()?,
-        _ => st.query_map(params![fts, k], map)?.collect::<rusqlite::Result<_>>()?,
-    };
+    let cap = MAX_SCORED as i64;
+    let (lo, hi) = opts.range.map_or((None, None), |(a, b)| (Some(a), Some(b)));
+    let (a, b) = opts.ts.as_ref().map_or((None, None), |(a, b)| (Some(a.as_str()), Some(b.as_str())));
+    // Every statement numbers its parameters ?1..?7 in this order; a statement binds the first
+    // ones up to the highest it names (unused ones in between are NULL).
+    let all: [&dyn rusqlite::ToSql; 7] = [&fts, &k, &lo, &hi, &a, &b, &cap];
+    let n = st.parameter_count();
+    let rows: Vec<(Item, f64)> = st.query_map(&all[..n], map)?.collect::<rusqlite::Result<_>>()?;
     let items: Vec<Item> = rows.iter().map(|(i, _)| i.clone()).collect();
     let usage = weights(&items);
     let mut scored = score_candidates(rows, &usage, opts.now, opts.tau_days, opts.weights);
@@ -374,11 +409,11 @@ impl Store {
     fn recall_checked(&self, keyword: &str, limit: usize, mode: Mode) -> Result<RecallResult> {
         check_query_length("keyword", keyword)?;
         let q = Query::new(keyword, mode)?;
-        let stale = self.sync_reader(false)?.stale;
         let tau = self.config().recency_tau_days;
-        let (items, matched) = self.search(&q, None, None, limit, tau)?;
-        let c = self.conn()?;
-        let (files, entries) = index_totals(&c)?;
+        let ((items, matched, (files, entries)), stale) = self.read_synced(|| {
+            let (items, matched) = self.search(&q, None, None, limit, tau)?;
+            Ok((items, matched, index_totals(&*self.conn()?)?))
+        })?;
         let items: Vec<Item> = items.into_iter().map(|(i, _)| i).collect();
         self.record_hits(&items);
         Ok(RecallResult {
@@ -406,14 +441,15 @@ impl Store {
     ) -> Result<(Vec<(Item, ScoreParts)>, i64)> {
         let c = self.conn()?;
         let fts = q.fts();
-        let opts = RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank };
+        // Counted first: the count decides whether every match is scored (MAX_SCORED).
+        let matched = count_matches(&c, &fts, range, ts.as_ref())?;
+        let opts = RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank, matched };
         let weights = |items: &[Item]| self.weights(items);
         let mut hits = ranked(&c, &fts, &opts, &weights)?;
         for (item, parts) in &mut hits {
             item.score = Some(round4(parts.score));
             item.matched = Some(q.matched(&item.tag, &item.content));
         }
-        let matched = count_matches(&c, &fts, range, opts.ts.as_ref())?;
         Ok((hits, matched))
     }
 }

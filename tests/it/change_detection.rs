@@ -164,3 +164,25 @@ fn the_cli_sees_an_append_to_an_old_day_file() {
     assert_eq!(v["items"][0]["content"], "命令行能看到的补记");
     assert_eq!(v["returned"], 1);
 }
+
+#[test]
+fn unwindowed_retrieve_and_by_tag_see_an_edit_made_before_the_call() {
+    // These answer while a second thread checks every cold file; an edit found there is
+    // mirrored and the query run again, so the answer includes it.
+    let dir = root();
+    let p = dir.path().join("cold/2026-09/2026-09-15.md");
+    let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    writeln!(f, "- [2026-09-15T03:00:00.000Z] [旅行] 订了去大理的机票").unwrap();
+    drop(f);
+    let m = per_call(dir.path());
+    let r =
+        m.retrieve(&memlayers::query::retrieve::RetrieveArgs { query: "大理机票".into(), ..Default::default() });
+    assert_eq!(r.unwrap().items.into_iter().map(|i| i.content).collect::<Vec<_>>(), ["订了去大理的机票"]);
+    drop(m);
+    let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
+    writeln!(f, "- [2026-09-15T04:00:00.000Z] [旅行] 订了洱海边的民宿").unwrap();
+    drop(f);
+    let got: Vec<String> =
+        per_call(dir.path()).by_tag("旅行", None).unwrap().items.into_iter().map(|i| i.content).collect();
+    assert_eq!(got, ["订了洱海边的民宿", "订了去大理的机票"]);
+}

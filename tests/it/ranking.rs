@@ -136,3 +136,61 @@ fn recency_decay_acts_without_a_window_only() {
     let r = m.recall("周报", Some(10), None).unwrap();
     assert_eq!(r.items[0].date, "2026-11-28");
 }
+
+/// Writes `n` weak matches of 周报 (long entries, no tag), 100 per day from 2026-11-01 on, the
+/// last one newest: `周报 普通记录 第{i}条 ……`.
+fn weak_reports(root: &std::path::Path, n: usize) {
+    let mut days: std::collections::BTreeMap<u32, String> = Default::default();
+    for i in 0..n {
+        let day = 1 + (i / 100) as u32;
+        let line = format!(
+            "- [2026-11-{day:02}T{:02}:{:02}:00.000Z] [-] 周报 普通记录 第{i}条 今天的内容比较长一些没有别的\n",
+            (i % 100) / 60,
+            (i % 100) % 60
+        );
+        days.entry(day).or_default().push_str(&line);
+    }
+    for (day, text) in days {
+        put(root, &format!("cold/2026-11/2026-11-{day:02}.md"), &text);
+    }
+}
+
+#[test]
+fn every_match_is_scored_up_to_the_cap_and_only_the_newest_beyond_it() {
+    use memlayers::query::search::MAX_SCORED;
+    assert_eq!(MAX_SCORED, 500);
+    // One strong old match (tag and content 周报, short) and MAX_SCORED − 1 weak newer ones:
+    // 500 matches, all scored, so the strong one is first. Its text is 1 (the highest BM25),
+    // weight 50 never hit, written 2026-01-01 (> 90 days before now: recent 0):
+    // 1 + 0.1 × 0.5 = 1.05.
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "cold/2026-01/2026-01-01.md", "- [2026-01-01T01:00:00.000Z] [周报] 周报\n");
+    weak_reports(dir.path(), MAX_SCORED - 1);
+    let m = open_at(dir.path(), NOW);
+    let r = m.recall("周报", Some(10), None).unwrap();
+    assert_eq!(r.matched, 500);
+    assert_eq!((r.items[0].content.as_str(), r.items[0].score), ("周报", Some(1.05)));
+    drop(m);
+    // One more weak match: 501 > MAX_SCORED, so BM25 ranks the newest 500 only and the oldest
+    // match (the strong one) is not a candidate. Every candidate has the same BM25 (text 1),
+    // weight 50, written within 30 days (recent 1): 1 + 0.05 + 0.1 = 1.15 each, newest first:
+    // 第499条 (2026-11-05 02:00, after the 99 lines of that day) is the newest.
+    let p = dir.path().join("cold/2026-11/2026-11-05.md");
+    let text = std::fs::read_to_string(&p).unwrap()
+        + "- [2026-11-05T02:00:00.000Z] [-] 周报 普通记录 第499条 今天的内容比较长一些没有别的\n";
+    put(dir.path(), "cold/2026-11/2026-11-05.md", &text);
+    let m = open_at(dir.path(), NOW);
+    let r = m.recall("周报", Some(10), None).unwrap();
+    assert_eq!(r.matched, 501);
+    assert!(r.items.iter().all(|i| i.content != "周报"), "{:?}", r.items);
+    assert_eq!(r.items[0].content, "周报 普通记录 第499条 今天的内容比较长一些没有别的");
+    assert_eq!(r.items[0].score, Some(1.15));
+    // retrieve without a time word takes the same path; with a window that holds every match
+    // (2026) as well.
+    let r = m.retrieve(&RetrieveArgs { query: "周报".into(), ..Default::default() }).unwrap();
+    assert_eq!(r.matched, 501);
+    assert!(r.items.iter().all(|i| i.content != "周报"));
+    let r = m.retrieve(&RetrieveArgs { query: "2026年的周报".into(), ..Default::default() }).unwrap();
+    assert_eq!(r.matched, 501);
+    assert_eq!(r.items[0].content, "周报 普通记录 第499条 今天的内容比较长一些没有别的");
+}

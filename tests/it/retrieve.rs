@@ -188,7 +188,7 @@ fn zero_hits_widen_once_then_return_empty() {
 fn the_window_is_applied_inside_the_fts5_query() {
     let (_d, m) = example();
     let c = m.conn().unwrap();
-    let sql = memlayers::query::search::ranked_sql(true, false);
+    let sql = memlayers::query::search::ranked_sql(true, false, false);
     let mut st = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
     let plan: Vec<String> = st
         .query_map(rusqlite::params!["\"约定\"", 10, 1, 2], |r| r.get::<_, String>(3))
