@@ -761,7 +761,10 @@ fn waits_for_flock(pid: u32) -> bool {
 /// by record and written back from a streamed query, so the peak is about the one copy of
 /// the file's new bytes at write time plus a constant: SQLite's page cache (32 MB per
 /// connection, src/index/mod.rs) and the binary. The promise: peak < 3× the file + 60 MB
-/// (measured 10 MB → 75 MB, debug build; 93 MB before). Also prints (not asserted: speed lives
+/// (measured 10 MB → 75 MB, debug build; 93 MB before). The peak is of the memory the process
+/// allocates (RssAnon, polled every 2 ms): since the index is read through a memory map
+/// (`MMAP_BYTES`), the resident set also counts the index file's pages in the OS page cache,
+/// which are shared and dropped at will (printed as well: VmHWM). Also prints (not asserted: speed lives
 /// in benchmarks) the wall time of that recall and how long it held the writer lock, seen in
 /// /proc/locks; `a_big_usage_json_is_parsed_without_the_writer_lock` asserts the lock part.
 #[test]
@@ -781,14 +784,19 @@ fn big_usage_json_is_loaded_in_bounded_memory() {
         .spawn()
         .unwrap();
     let status_path = format!("/proc/{}/status", child.id());
-    let mut peak_kib = 0u64;
+    let kib = |st: &str, field: &str| -> u64 {
+        st.lines()
+            .find_map(|l| l.strip_prefix(field))
+            .and_then(|v| v.trim().trim_end_matches(" kB").trim().parse().ok())
+            .unwrap_or(0)
+    };
+    let (mut peak_kib, mut peak_anon_kib) = (0u64, 0u64);
     let mut held = std::time::Duration::ZERO;
     let mut last = std::time::Instant::now();
     let status = loop {
-        if let Ok(st) = std::fs::read_to_string(&status_path)
-            && let Some(v) = st.lines().find_map(|l| l.strip_prefix("VmHWM:"))
-        {
-            peak_kib = peak_kib.max(v.trim().trim_end_matches(" kB").trim().parse().unwrap_or(0));
+        if let Ok(st) = std::fs::read_to_string(&status_path) {
+            peak_kib = peak_kib.max(kib(&st, "VmHWM:"));
+            peak_anon_kib = peak_anon_kib.max(kib(&st, "RssAnon:"));
         }
         let holding = holds_flock(child.id());
         let now = std::time::Instant::now();
@@ -805,11 +813,11 @@ fn big_usage_json_is_loaded_in_bounded_memory() {
     assert!(status.success());
     let file_kib = (s.len() / 1024) as u64;
     println!(
-        "usage.json of {file_kib} KiB ({records} records): peak memory {peak_kib} KiB, first recall {} ms, writer lock held {} ms",
+        "usage.json of {file_kib} KiB ({records} records): peak memory {peak_anon_kib} KiB allocated ({peak_kib} KiB resident with the index's mapped pages), first recall {} ms, writer lock held {} ms",
         wall.as_millis(),
         held.as_millis()
     );
-    assert!(peak_kib < 3 * file_kib + 60 * 1024, "peak {peak_kib} KiB for a {file_kib} KiB ledger");
+    assert!(peak_anon_kib < 3 * file_kib + 60 * 1024, "peak {peak_anon_kib} KiB for a {file_kib} KiB ledger");
 }
 
 /// A write lease (`fcntl(F_SETLEASE, F_WRLCK)`, Linux) on a file: another process that opens it
