@@ -364,14 +364,11 @@ pub fn file_bytes(c: &Connection) -> Result<Vec<u8>> {
     let iter: &mut RowIter<'_> = &mut rows;
     let file = File { version: crate::layers::usage::VERSION, entries: Streamed(std::cell::RefCell::new(iter)) };
     // Reserved up front: growing by doubling would copy a 100 MB ledger into a 200 MB buffer
-    // (300 MB at once). Reserved pages cost no memory until written; the estimate is the file's
-    // size as last mirrored plus 80 bytes a record (a decayed weight and a new lastDecayAt).
-    let (size, records): (i64, i64) = c.query_row(
-        "SELECT (SELECT coalesce(max(size), 0) FROM layer_files WHERE path = ?1), (SELECT count(*) FROM usage)",
-        [USAGE_FILE],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
-    let mut out = Vec::with_capacity((size.max(0) + records * 80 + 4096) as usize);
+    // (300 MB at once). Reserved pages cost no memory until written; 256 bytes a record bounds
+    // a record of the plugin layout (key and braces 52, hits 20, three instants 45 each,
+    // weight up to 32).
+    let records: i64 = c.query_row("SELECT count(*) FROM usage", [], |r| r.get(0))?;
+    let mut out = Vec::with_capacity((records.max(0) * 256 + 4096) as usize);
     serde_json::to_writer_pretty(&mut out, &file).map_err(|e| Error::Json { what: USAGE_FILE.into(), source: e })?;
     if meta_get(c, META_FINAL_NEWLINE)?.as_deref() != Some("0") {
         out.push(b'\n');
