@@ -337,8 +337,9 @@ impl Memory {
     /// Natural-language retrieval, time-gated when the question holds a time expression
     /// (`query::retrieve` module docs): stop words removed, OR-scored BM25, the one score of
     /// `recall`; without a time expression the same search over the whole archive. Errors:
-    /// an empty or blank question (field `query`, as `recall` refuses an empty keyword; to list a
-    /// range of dates without a question, use [`Memory::by_date`]), `limit` outside 1–50, an
+    /// an empty or blank question without an explicit range (field `query`, as `recall` refuses
+    /// an empty keyword; with `time_range` a blank question lists the window's newest entries),
+    /// `limit` outside 1–50, an
     /// invalid explicit range (field `time_range`), or a question with more than 2048 distinct
     /// probes (field `query`). A question of stop words only returns an empty result (without a
     /// window) or the window's newest entries.
@@ -362,10 +363,10 @@ impl Memory {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn retrieve(&self, args: &RetrieveArgs) -> Result<RetrieveResult> {
-        if args.query.trim().is_empty() {
+        if args.query.trim().is_empty() && args.time_range.is_none() {
             return Err(crate::Error::bad(
                 "query",
-                "is empty: ask a question, e.g. \"上周 火锅\" (to list dates, use by-date)",
+                "is empty: ask a question, e.g. \"上周 火锅\", or give from/to to list a window",
             ));
         }
         self.store.retrieve(args)
