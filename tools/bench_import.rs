@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use memlayers::files::entry::{LineKind, format_ts, parse_line};
+use memlayers::files::entry::{LineKind, parse_line};
 use memlayers::files::{day_number, day_of_cold_rel};
 use memlayers::import::Format;
 use memlayers::index::segment::segment;
@@ -85,18 +85,14 @@ pub fn run_child(exe: &Path, mode: &str, root: &Path, src: Option<&Path>) -> BRe
 pub struct Row {
     /// Index id (`day_number << 20 | ordinal`, as the engine assigns it).
     pub id: i64,
-    /// Local date, YYYY-MM-DD.
-    pub day: String,
-    /// UTC timestamp as stored.
-    pub ts: String,
+    /// UTC instant.
+    pub ts: chrono::DateTime<chrono::Utc>,
     /// Tag.
     pub tag: String,
     /// Text without the source marker.
     pub content: String,
     /// Source marker body.
     pub source: Option<String>,
-    /// File relative to the data root.
-    pub file: String,
     /// 1-based line.
     pub line: i64,
     /// `segment(tag)`.
@@ -137,14 +133,12 @@ pub fn load_rows(root: &Path) -> BResult<Vec<Row>> {
             if let LineKind::Entry(e) = parse_line(line) {
                 rows.push(Row {
                     id: base | n,
-                    day: day.format("%Y-%m-%d").to_string(),
-                    ts: format_ts(e.ts),
+                    ts: e.ts,
                     tag_seg: segment(&e.tag),
                     body_seg: segment(&e.content),
                     source: e.source.as_ref().map(|s| s.marker_body()),
                     tag: e.tag,
                     content: e.content,
-                    file: rel.clone(),
                     line: i as i64 + 1,
                 });
                 n += 1;
@@ -154,11 +148,18 @@ pub fn load_rows(root: &Path) -> BResult<Vec<Row>> {
     Ok(rows)
 }
 
-/// The index's FTS5 definition (migrations/V3__fts.sql).
-const FTS_SQL: &str = include_str!("../migrations/V3__fts.sql");
-/// The index's entries table and tag index (migrations V1, V2).
-const ENTRIES_SQL: [&str; 2] =
-    [include_str!("../migrations/V1__entries.sql"), include_str!("../migrations/V2__tag_index.sql")];
+/// The index's schema: every migration in order (V8 defines today's `entry_rows`, its tag
+/// index and the FTS5 table; the earlier ones are what it replaces).
+const SCHEMA_SQL: [&str; 8] = [
+    include_str!("../migrations/V1__entries.sql"),
+    include_str!("../migrations/V2__tag_index.sql"),
+    include_str!("../migrations/V3__fts.sql"),
+    include_str!("../migrations/V4__files_meta.sql"),
+    include_str!("../migrations/V5__layer_files.sql"),
+    include_str!("../migrations/V6__usage.sql"),
+    include_str!("../migrations/V7__files_ctime.sql"),
+    include_str!("../migrations/V8__compact_entries.sql"),
+];
 
 fn fresh_db(path: &Path) -> BResult<Connection> {
     for suffix in ["", "-wal", "-shm"] {
@@ -177,7 +178,9 @@ fn fresh_db(path: &Path) -> BResult<Connection> {
 pub fn floor_fts(rows: &[Row], path: &Path) -> BResult<f64> {
     let mut c = fresh_db(path)?;
     let t = Instant::now();
-    c.execute_batch(FTS_SQL)?;
+    for sql in SCHEMA_SQL {
+        c.execute_batch(sql)?;
+    }
     let tx = c.transaction()?;
     {
         let mut st = tx.prepare("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
@@ -189,23 +192,19 @@ pub fn floor_fts(rows: &[Row], path: &Path) -> BResult<f64> {
     Ok(t.elapsed().as_secs_f64())
 }
 
-/// The schema floor: as [`floor_fts`], also filling `entries` (and its tag index) with the
+/// The schema floor: as [`floor_fts`], also filling `entry_rows` (and its tag index) with the
 /// same columns the engine stores.
 pub fn floor_schema(rows: &[Row], path: &Path) -> BResult<f64> {
     let mut c = fresh_db(path)?;
     let t = Instant::now();
-    for sql in ENTRIES_SQL {
+    for sql in SCHEMA_SQL {
         c.execute_batch(sql)?;
     }
-    c.execute_batch(FTS_SQL)?;
     let tx = c.transaction()?;
     {
-        let mut ins = tx.prepare(
-            "INSERT INTO entries(id, day, ts, tag, tag_key, content, source, file, line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-        )?;
         let mut fts = tx.prepare("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
         for r in rows {
-            ins.execute(params![r.id, r.day, r.ts, r.tag, r.tag.to_lowercase(), r.content, r.source, r.file, r.line])?;
+            memlayers::index::sync::insert_row(&tx, r.id, r.ts, &r.tag, &r.content, r.source.as_deref(), r.line)?;
             fts.execute(params![r.id, r.tag_seg, r.body_seg])?;
         }
     }

@@ -111,6 +111,7 @@ impl Store {
             if batch.len() == IMPORT_BATCH_DAYS { flush(&mut batch, total) } else { Ok(()) }
         })?;
         flush(&mut batch, total_days)?;
+        crate::index::compact_after_bulk(&*self.conn()?, added)?;
         let layers = if format == Format::Dsh { Some(self.import_dsh_layers(&lock, path)?) } else { None };
         let mut summary = report.summary();
         summary.days = days_with_entries;
@@ -159,6 +160,9 @@ impl Store {
             let mut redo = Vec::new();
             let mut raced = Vec::new();
             let mut c = self.conn()?;
+            // Bulk writes read pages they rewrite: not through the memory map
+            // (`index::set_mmap`; left off on this pooled connection if the batch fails).
+            let mmap = crate::index::set_mmap(&c, 0)?;
             let tx = c.transaction()?;
             for ((i, p), o) in prepared.iter().zip(outcomes) {
                 match o {
@@ -175,6 +179,7 @@ impl Store {
                 }
             }
             tx.commit()?;
+            crate::index::set_mmap(&c, mmap)?;
             for day in raced {
                 self.mirror_day(lock, day)?;
             }

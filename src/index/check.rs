@@ -80,11 +80,11 @@ impl Store {
         rep.gone = known.keys().filter(|k| !on_disk.contains(k.as_str())).cloned().collect();
         rep.gone.sort();
         let mut st = c.prepare(
-            "SELECT f.path FROM files f LEFT JOIN (SELECT file, count(*) AS n FROM entries GROUP BY file) e \
-             ON e.file = f.path WHERE coalesce(e.n, 0) != f.entries",
+            "SELECT f.path FROM files f LEFT JOIN (SELECT id >> 20 AS d, count(*) AS n FROM entry_rows GROUP BY d) e \
+             ON e.d = CAST(julianday(f.day) - 1721424.5 AS INTEGER) WHERE coalesce(e.n, 0) != f.entries",
         )?;
         rep.count_mismatch = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-        rep.entries = c.query_row("SELECT count(*) FROM entries", [], |r| r.get(0))?;
+        rep.entries = c.query_row("SELECT count(*) FROM entry_rows", [], |r| r.get(0))?;
         let fts: i64 = c.query_row("SELECT count(*) FROM entries_fts", [], |r| r.get(0))?;
         rep.fts_mismatch = fts != rep.entries;
         let mut st = c.prepare("SELECT file, line, reason FROM malformed ORDER BY file, line")?;

@@ -33,7 +33,8 @@ pub enum Verdict {
     Unreadable,
 }
 
-/// Tables every memlayers index has had since its first migration.
+/// Tables every memlayers index has had since its first migration (`entries` is a view
+/// since migration V8, a table before).
 const OWN_TABLES: [&str; 2] = ["refinery_schema_history", "entries"];
 
 /// True when the file at `path` starts with an SQLite header (`SQLite format 3\0`) whose
@@ -75,13 +76,14 @@ pub fn classify(path: &Path, first_migration: &str) -> Verdict {
     if id != 0 {
         return Verdict::Foreign(format!("its application_id is {id:#x}, not memlayers' {APPLICATION_ID:#x}"));
     }
-    let tables: Vec<String> = match c.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name") {
-        Ok(mut st) => match st.query_map([], |r| r.get(0)) {
-            Ok(rows) => rows.filter_map(|r| r.ok()).collect(),
+    let tables: Vec<String> =
+        match c.prepare("SELECT name FROM sqlite_schema WHERE type IN ('table', 'view') ORDER BY name") {
+            Ok(mut st) => match st.query_map([], |r| r.get(0)) {
+                Ok(rows) => rows.filter_map(|r| r.ok()).collect(),
+                Err(_) => return Verdict::Unreadable,
+            },
             Err(_) => return Verdict::Unreadable,
-        },
-        Err(_) => return Verdict::Unreadable,
-    };
+        };
     if tables.is_empty() {
         return Verdict::Empty;
     }

@@ -41,6 +41,9 @@ pub struct Store {
     /// checks scoped to the files a query reads ([`Store::sync_days`]), and usage hits held
     /// back by the throttle left to a later call instead of flushed at drop.
     pub(crate) watching: bool,
+    /// Document frequencies of query phrases, kept while the FTS5 index is unchanged
+    /// (`query::bm25`).
+    pub(crate) df_memo: Mutex<crate::query::bm25::DfMemo>,
 }
 
 /// The cold files a query reads, so a per-call check can stat only those
@@ -102,6 +105,7 @@ impl Store {
             read_only,
             ro_index,
             watching: !per_call,
+            df_memo: Default::default(),
         };
         Ok((store, state, warnings))
     }

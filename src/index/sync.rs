@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use chrono::NaiveDate;
-use rusqlite::{Connection, Transaction, params};
+use chrono::{DateTime, NaiveDate, Utc};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde::Serialize;
 use sha1::{Digest, Sha1};
 
@@ -267,6 +267,21 @@ pub fn apply(
     tz: Option<chrono_tz::Tz>,
     progress: &mut dyn FnMut(usize),
 ) -> Result<SyncReport> {
+    // Mirroring reads pages it rewrites: not through the memory map (`index::set_mmap`).
+    let mmap = crate::index::set_mmap(c, 0)?;
+    let rep = apply_unmapped(c, root, p, known, tz, progress);
+    crate::index::set_mmap(c, mmap)?;
+    rep
+}
+
+fn apply_unmapped(
+    c: &mut Connection,
+    root: &Path,
+    p: &Plan,
+    known: &HashMap<String, Known>,
+    tz: Option<chrono_tz::Tz>,
+    progress: &mut dyn FnMut(usize),
+) -> Result<SyncReport> {
     let mut rep = SyncReport::default();
     for chunk in p.removed.chunks(BATCH_FILES) {
         let tx = c.transaction()?;
@@ -308,6 +323,7 @@ pub fn apply(
         done += chunk.len();
         progress(done);
     }
+    crate::index::compact_after_bulk(c, rep.entries_indexed)?;
     Ok(rep)
 }
 
@@ -325,7 +341,7 @@ pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
             del.execute(params![id, segment(&tag), segment(&content)])?;
         }
     }
-    tx.execute("DELETE FROM entries WHERE id BETWEEN ?1 AND ?2", [lo, hi])?;
+    tx.execute("DELETE FROM entry_rows WHERE id BETWEEN ?1 AND ?2", [lo, hi])?;
     Ok(())
 }
 
@@ -355,7 +371,7 @@ pub fn append_indexed(
     let day_s = f.day.format("%Y-%m-%d").to_string();
     let base = day_number(f.day) << ORDINAL_BITS;
     for (k, (lineno, e)) in lines.iter().enumerate() {
-        insert_entry(tx, base | (first_ordinal + k) as i64, &day_s, &f.rel, *lineno, e)?;
+        insert_entry(tx, base | (first_ordinal + k) as i64, *lineno, e)?;
     }
     tx.execute(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -364,30 +380,69 @@ pub fn append_indexed(
     Ok(true)
 }
 
-fn insert_entry(
-    tx: &Transaction,
+/// Milliseconds in a day.
+pub const DAY_MS: i64 = 86_400_000;
+/// [`day_number`] of 1970-01-01, the Unix epoch's date.
+pub const EPOCH_DAY_NUMBER: i64 = 719_163;
+
+/// The stored instant of an entry (`entry_rows.ts_off`, migration V8): milliseconds from
+/// 00:00 UTC of the local date `id` encodes to the UTC instant `ts` (negative in zones ahead
+/// of UTC for entries written before midnight UTC). The `entries` view adds them back:
+/// `ts_ms = ((id >> 20) - 719163) × 86400000 + ts_off`.
+pub fn ts_offset(id: i64, ts: DateTime<Utc>) -> i64 {
+    ts.timestamp_millis() - ((id >> ORDINAL_BITS) - EPOCH_DAY_NUMBER) * DAY_MS
+}
+
+/// The by_tag key of a tag: its Unicode lowercase (`Rust`, `RUST` → `rust`; `Ä` → `ä`), so
+/// listing by tag is case-insensitive beyond ASCII (SQLite's `lower()` folds ASCII only).
+pub fn tag_key(tag: &str) -> String {
+    tag.to_lowercase()
+}
+
+/// The `tags` row of `tag`'s key (migration V8), added when new: its id, and the spelling
+/// to store in `entry_rows.tag` (`None` when it is the key's first spelling, `tags.tag`).
+fn tag_ref<'t>(c: &Connection, tag: &'t str) -> Result<(i64, Option<&'t str>)> {
+    if tag == "-" {
+        return Ok((0, None)); // the untagged row every index holds (migration V8)
+    }
+    let key = tag_key(tag);
+    let mut sel = c.prepare_cached("SELECT id, tag FROM tags WHERE key = ?1")?;
+    let found: Option<(i64, String)> = sel.query_row([&key], |r| Ok((r.get(0)?, r.get(1)?))).optional()?;
+    Ok(match found {
+        Some((id, first)) => (id, (first != tag).then_some(tag)),
+        None => {
+            c.prepare_cached("INSERT INTO tags(key, tag) VALUES(?1, ?2)")?.execute([key.as_str(), tag])?;
+            (c.last_insert_rowid(), None)
+        }
+    })
+}
+
+/// Inserts one entry into `entry_rows` (not the FTS5 table): `id` as [`id_range`] assigns
+/// them, `line` its 1-based line in the day file (at least its ordinal + 1). The `day`,
+/// `file`, `ts` text and `tag_key` of the `entries` view derive from these.
+pub fn insert_row(
+    c: &Connection,
     id: i64,
-    day_s: &str,
-    rel: &str,
-    lineno: i64,
-    e: &crate::files::entry::Entry,
+    ts: DateTime<Utc>,
+    tag: &str,
+    content: &str,
+    source: Option<&str>,
+    line: i64,
 ) -> Result<()> {
-    let mut ins = tx.prepare_cached(
-        "INSERT INTO entries(id, day, ts, tag, tag_key, content, source, file, line) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    let (tag_id, spelling) = tag_ref(c, tag)?;
+    let skipped = line - 1 - (id & MAX_ENTRIES_PER_DAY as i64);
+    let mut ins = c.prepare_cached(
+        "INSERT INTO entry_rows(id, ts_off, tag_id, tag, content, source, skipped) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
     )?;
-    let mut fts = tx.prepare_cached("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
+    ins.execute(params![id, ts_offset(id, ts), tag_id, spelling, content, source, skipped])?;
+    Ok(())
+}
+
+/// Inserts one entry into `entry_rows` and the FTS5 table.
+fn insert_entry(tx: &Transaction, id: i64, lineno: i64, e: &crate::files::entry::Entry) -> Result<()> {
     let source = e.source.as_ref().map(|s| s.marker_body());
-    ins.execute(params![
-        id,
-        day_s,
-        crate::files::entry::format_ts(e.ts),
-        e.tag,
-        e.tag.to_lowercase(),
-        e.content,
-        source,
-        rel,
-        lineno
-    ])?;
+    insert_row(tx, id, e.ts, &e.tag, &e.content, source.as_deref(), lineno)?;
+    let mut fts = tx.prepare_cached("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
     fts.execute(params![id, segment(&e.tag), segment(&e.content)])?;
     Ok(())
 }
@@ -446,7 +501,7 @@ pub fn mirror_file(
                         });
                     }
                 }
-                insert_entry(tx, base | n as i64, &day_s, &f.rel, lineno, &e)?;
+                insert_entry(tx, base | n as i64, lineno, &e)?;
                 n += 1;
             }
         }

@@ -1,6 +1,7 @@
 //! The plugin's read-only window tools: `recent`, `by_tag`, `by_date` — indexed range queries
 //! over the entries table (rowid range for dates, the `entries_tag` index for tags).
 
+pub mod bm25;
 pub mod retrieve;
 pub mod search;
 pub mod stopwords;
@@ -122,8 +123,10 @@ fn file_counts(c: &Connection, from: NaiveDate, to: NaiveDate) -> Result<(i64, i
 /// rows cost (sorting by `ts` took 258 ms for `去年` at 1M entries, tools/BENCH_RESULTS.md).
 pub const WINDOW_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 ORDER BY e.id DESC LIMIT ?3";
 
-/// The SQL of a tag listing: the `entries_tag` index, newest first.
-pub const TAG_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.tag_key = ?1 ORDER BY e.ts DESC LIMIT ?2";
+/// The SQL of a tag listing: the `entries_tag` index, newest first. It orders by `ts_ms`, the
+/// index's key (migration V8), which orders exactly as the `ts` text; equal instants come
+/// newest id first, as the index walked backwards gives them.
+pub const TAG_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.tag_key = ?1 ORDER BY e.ts_ms DESC LIMIT ?2";
 
 impl Store {
     /// Entries of local dates `from..=to`, newest first (no sync, no usage recording).

@@ -275,12 +275,14 @@ impl Store {
             if let Some((q, _)) = &oq {
                 q.check_size("query")?;
             }
-            let ((hits, matched), stale) = self.read_synced(|| {
-                let (hits, matched) = match &oq {
-                    Some((q, _)) => self.search(q, None, None, limit, self.config().recency_tau_days)?,
-                    None => (vec![], 0),
+            let ((hits, matched, sql), stale) = self.read_synced(|| {
+                let (hits, matched, sql) = match &oq {
+                    Some((q, _)) => {
+                        self.search_explained(q, None, None, limit, self.config().recency_tau_days, args.explain)?
+                    }
+                    None => (vec![], 0, crate::query::search::ranked_sql(false, false)),
                 };
-                Ok((self.with_replies(hits, limit)?, matched))
+                Ok((self.with_replies(hits, limit)?, matched, sql))
             })?;
             let strategy = if oq.is_some() { "bm25-or" } else { "nothing-to-score" };
             return Ok(self.finish(args, stale, hits, matched, || Explain {
@@ -293,7 +295,7 @@ impl Store {
                 widened: None,
                 candidates_in_window: None,
                 fts_query: oq.as_ref().map(|(q, _)| q.fts()),
-                sql: crate::query::search::ranked_sql(false, false, matched > crate::query::search::MAX_SCORED as i64),
+                sql,
                 rowid_range: None,
                 utc_filter: None,
                 hits: vec![],
@@ -318,10 +320,8 @@ impl Store {
             let candidates = self.count_in_gate(gate)?;
             let (hits, matched, fts, sql, strategy) = match &oq {
                 Some((q, _)) => {
-                    let (hits, matched) = self.search_gated(q, gate, limit)?;
+                    let (hits, matched, sql) = self.search_gated(q, gate, limit, args.explain)?;
                     let hits = self.with_replies(hits, limit)?;
-                    let capped = matched > crate::query::search::MAX_SCORED as i64;
-                    let sql = crate::query::search::ranked_sql(true, gate.ts.is_some(), capped);
                     (hits, matched, Some(q.fts()), sql, "bm25-or")
                 }
                 None => {
@@ -460,10 +460,10 @@ impl Store {
             .collect())
     }
 
-    fn search_gated(&self, q: &Query, g: Gate, limit: usize) -> Result<(Vec<(Item, ScoreParts)>, i64)> {
+    fn search_gated(&self, q: &Query, g: Gate, limit: usize, explain: bool) -> Result<crate::query::search::Searched> {
         // Inside a window time never votes: no recency decay (rule 6).
         let ts = g.ts.map(|(a, b)| (crate::files::entry::format_ts(a), crate::files::entry::format_ts(b)));
-        self.search(q, Some(g.range), ts, limit, None)
+        self.search_explained(q, Some(g.range), ts, limit, None, explain)
     }
 }
 

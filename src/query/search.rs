@@ -6,8 +6,9 @@
 //! In the shape of ADR-0002 (min-max fusion, recency as a small weighted term):
 //!
 //! ```text
-//! candidates = the top K = max(50, 5 × limit) entries by FTS5 BM25
-//!              (r = -bm25(entries_fts, 2.0, 1.0): tag column weighted 2, content 1)
+//! candidates = the top K = max(50, 5 × limit) entries by BM25
+//!              (r = -BM25 with FTS5's formula: content weighted 1, tag 2; computed by
+//!              memlayers, equal to FTS5's bm25(), see `query::bm25`)
 //!              among the matches — or, when more than MAX_SCORED = 500 entries match,
 //!              among the newest 500 matches (bounded work for frequent terms)
 //! text       = (r - r_min) / (r_max - r_min) over the candidates   (min-max normalisation;
@@ -34,6 +35,7 @@ use serde::Serialize;
 
 use crate::index::Store;
 use crate::index::segment::{Piece, Probe, pieces, term_probes, text_has_probe};
+use crate::query::bm25;
 use crate::query::{Item, check_range, item_from_row};
 use crate::{Error, Result};
 
@@ -159,6 +161,10 @@ impl Query {
     }
 }
 
+/// Ranked hits with their score parts, the number of matching entries, and the SQL that
+/// found the candidates (for `explain`).
+pub type Searched = (Vec<(Item, ScoreParts)>, i64, String);
+
 /// Per-hit score parts, for `explain`.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -199,6 +205,11 @@ pub struct RankOpts {
     /// Number of entries matching (within the window): above [`MAX_SCORED`], only the newest
     /// `MAX_SCORED` are scored.
     pub matched: i64,
+    /// Report each hit's BM25 exactly (`explain`). Otherwise a query of one phrase skips its
+    /// document frequency: the IDF is then a common positive factor of every candidate's BM25,
+    /// which neither the order nor the min-max normalised text score depends on, and counting
+    /// a frequent word's rows is most of such a query's cost in a one-call process.
+    pub exact_bm25: bool,
 }
 
 impl RankOpts {
@@ -225,31 +236,31 @@ pub fn candidates(limit: usize) -> usize {
     (limit * 5).max(50)
 }
 
-/// The SQL of the candidate set: the window (if any) is a rowid constraint inside the FTS5
-/// query, and an exact UTC filter (if any) joins the entries before BM25 picks the top K.
-/// `capped`: only the newest [`MAX_SCORED`] matches are scored (FTS5 walks its doclists in
-/// rowid order, newest first, and stops there). Parameters: `?1` MATCH, `?2` K, `?3`/`?4`
-/// rowid range, `?5`/`?6` timestamps, `?7` the cap.
-pub fn ranked_sql(windowed: bool, ts_filter: bool, capped: bool) -> String {
-    let window = if windowed { " AND entries_fts.rowid BETWEEN ?3 AND ?4" } else { "" };
-    let (join, ts) = if ts_filter {
-        (" JOIN entries x ON x.id = entries_fts.rowid", " AND x.ts >= ?5 AND x.ts < ?6")
-    } else {
-        ("", "")
-    };
-    let scored = format!(
-        "SELECT entries_fts.rowid AS id, bm25(entries_fts, 2.0, 1.0) AS bm25 FROM entries_fts{join} \
-         WHERE entries_fts MATCH ?1{window}{ts}"
-    );
-    let top = if capped {
-        format!("SELECT id, bm25 FROM ({scored} ORDER BY entries_fts.rowid DESC LIMIT ?7) ORDER BY bm25 LIMIT ?2")
-    } else {
-        format!("{scored} ORDER BY bm25 LIMIT ?2")
-    };
+/// The SQL of the candidate rows: the matches, newest first, at most [`MAX_SCORED`]. The
+/// window (if any) is a rowid constraint inside the FTS5 query (FTS5 walks its doclists in
+/// rowid order from the window's end and stops at the cap), and an exact UTC filter (if any)
+/// joins the entries before the cap. No `bm25()`: memlayers scores the rows itself
+/// ([`crate::query::bm25`]). Parameters: `?1` MATCH, `?2` the cap, `?3`/`?4` rowid range,
+/// `?5`/`?6` timestamps.
+pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
+    let window = if windowed { " AND f.rowid BETWEEN ?3 AND ?4" } else { "" };
+    let ts = if ts_filter { " AND e.ts >= ?5 AND e.ts < ?6" } else { "" };
     format!(
-        "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source, s.bm25 FROM ({top}) s \
-         JOIN entries e ON e.id = s.id ORDER BY s.bm25"
+        "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries_fts f \
+         JOIN entries e ON e.id = f.rowid WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid DESC LIMIT ?2"
     )
+}
+
+/// Most entries of a window read and matched in Rust instead of through FTS5, for a query
+/// with a one-character prefix probe (`今` is `"今"*`: FTS5 expands the prefix into every
+/// token starting with 今 over the whole index before the window applies, ~10 ms at 1M
+/// entries, issue 15). A day at 1M entries holds ~290 entries, a week ~2 000; reading and
+/// segmenting one costs ~1 µs after a cheap character check ([`crate::query::bm25::may_match`]).
+pub const WINDOW_SCAN_ROWS: i64 = 3_000;
+
+/// True when `q` has a prefix probe of one character (see [`WINDOW_SCAN_ROWS`]).
+pub fn has_short_prefix(q: &Query) -> bool {
+    q.probes.iter().flatten().any(|p| p.prefix && p.token.chars().count() == 1)
 }
 
 /// Counts the entries matching `fts` (within `range` and the exact UTC filter `ts`).
@@ -321,32 +332,98 @@ pub fn score_candidates(
     scored
 }
 
-/// Runs a ranked FTS5 search: the candidate set in one indexed pass (BM25 computed once per
-/// matching row), then the one documented score over it (module docs), top `limit`.
+/// Runs a ranked search: the candidate rows (newest matches first, at most [`MAX_SCORED`])
+/// scored with BM25 ([`crate::query::bm25`]), the top K = [`candidates`] of them scored with
+/// the one documented score (module docs), top `limit`. `rows` are the candidates as
+/// [`ranked_sql`] or a window scan returns them, with their index tokens.
 pub fn ranked(
     c: &Connection,
-    fts: &str,
+    q: &Query,
+    rows: Vec<(Item, [Vec<String>; 2])>,
     opts: &RankOpts,
+    memo: &std::sync::Mutex<bm25::DfMemo>,
     weights: &dyn Fn(&[Item]) -> Vec<f64>,
 ) -> Result<Vec<(Item, ScoreParts)>> {
-    let k = candidates(opts.limit) as i64;
-    let capped = opts.capped();
-    let sql = ranked_sql(opts.range.is_some(), opts.ts.is_some(), capped);
-    let mut st = c.prepare_cached(&sql)?;
-    let map = |r: &rusqlite::Row| Ok((item_from_row(r)?, r.get::<_, f64>(6)?));
-    let cap = MAX_SCORED as i64;
-    let (lo, hi) = opts.range.map_or((None, None), |(a, b)| (Some(a), Some(b)));
-    let (a, b) = opts.ts.as_ref().map_or((None, None), |(a, b)| (Some(a.as_str()), Some(b.as_str())));
-    // Every statement numbers its parameters ?1..?7 in this order; a statement binds the first
-    // ones up to the highest it names (unused ones in between are NULL).
-    let all: [&dyn rusqlite::ToSql; 7] = [&fts, &k, &lo, &hi, &a, &b, &cap];
-    let n = st.parameter_count();
-    let rows: Vec<(Item, f64)> = st.query_map(&all[..n], map)?.collect::<rusqlite::Result<_>>()?;
-    let items: Vec<Item> = rows.iter().map(|(i, _)| i.clone()).collect();
+    if rows.is_empty() {
+        return Ok(Vec::new());
+    }
+    let phrases = bm25::phrases(q);
+    let totals = bm25::totals(c)?;
+    let idf: Vec<f64> = if phrases.len() == 1 && !opts.exact_bm25 {
+        vec![1.0]
+    } else {
+        let dfs = memo.lock().unwrap_or_else(|e| e.into_inner()).df(c, &phrases)?;
+        dfs.iter().map(|&d| bm25::idf(totals.rows, d)).collect()
+    };
+    let avgdl = totals.avgdl();
+    let mut scored: Vec<(Item, f64)> =
+        rows.into_iter().map(|(i, t)| (i, bm25::score_tokens(&phrases, &idf, avgdl, &t))).collect();
+    // Best BM25 first; among equals the newest (the candidates arrive newest first).
+    scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.id.cmp(&a.0.id)));
+    scored.truncate(candidates(opts.limit));
+    let items: Vec<Item> = scored.iter().map(|(i, _)| i.clone()).collect();
     let usage = weights(&items);
-    let mut scored = score_candidates(rows, &usage, opts.now, opts.tau_days, opts.weights);
-    scored.truncate(opts.limit);
-    Ok(scored)
+    let mut out = score_candidates(scored, &usage, opts.now, opts.tau_days, opts.weights);
+    out.truncate(opts.limit);
+    Ok(out)
+}
+
+/// The candidate rows through FTS5 ([`ranked_sql`]), with their index tokens.
+fn fts_candidates(
+    c: &Connection,
+    fts: &str,
+    range: Option<(i64, i64)>,
+    ts: Option<&(String, String)>,
+) -> Result<Vec<(Item, [Vec<String>; 2])>> {
+    let mut st = c.prepare_cached(&ranked_sql(range.is_some(), ts.is_some()))?;
+    let cap = MAX_SCORED as i64;
+    let (lo, hi) = range.map_or((None, None), |(a, b)| (Some(a), Some(b)));
+    let (a, b) = ts.map_or((None, None), |(a, b)| (Some(a.as_str()), Some(b.as_str())));
+    // Every statement numbers its parameters ?1..?6 in this order; a statement binds the first
+    // ones up to the highest it names (unused ones in between are NULL).
+    let all: [&dyn rusqlite::ToSql; 6] = [&fts, &cap, &lo, &hi, &a, &b];
+    let n = st.parameter_count();
+    let rows = st.query_map(&all[..n], item_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows
+        .into_iter()
+        .map(|i| {
+            let t = bm25::tokens(&i.tag, &i.content);
+            (i, t)
+        })
+        .collect())
+}
+
+/// The SQL of a window scan ([`WINDOW_SCAN_ROWS`]): the window's entries, newest first, each
+/// then matched and scored in Rust. Parameters: `?1`/`?2` rowid range, `?3`/`?4` timestamps.
+pub fn scan_sql(ts_filter: bool) -> String {
+    let ts = if ts_filter { " AND e.ts >= ?3 AND e.ts < ?4" } else { "" };
+    format!("SELECT {} FROM entries e WHERE e.id BETWEEN ?1 AND ?2{ts} ORDER BY e.id DESC", crate::query::ITEM_COLUMNS)
+}
+
+/// The matches of `q` among a window's entries, read and matched in Rust (see
+/// [`WINDOW_SCAN_ROWS`]): every match newest first, with its index tokens.
+fn scan_candidates(
+    c: &Connection,
+    q: &Query,
+    (lo, hi): (i64, i64),
+    ts: Option<&(String, String)>,
+) -> Result<Vec<(Item, [Vec<String>; 2])>> {
+    let mut out = Vec::new();
+    let mut st = c.prepare_cached(&scan_sql(ts.is_some()))?;
+    let (a, b) = ts.map_or((None, None), |(a, b)| (Some(a.as_str()), Some(b.as_str())));
+    let all: [&dyn rusqlite::ToSql; 4] = [&lo, &hi, &a, &b];
+    let n = st.parameter_count();
+    for i in st.query_map(&all[..n], item_from_row)? {
+        let i = i?;
+        if !bm25::may_match(q, &i.tag, &i.content) {
+            continue;
+        }
+        let t = bm25::tokens(&i.tag, &i.content);
+        if bm25::matches(q, &t) {
+            out.push((i, t));
+        }
+    }
+    Ok(out)
 }
 
 /// Result of `recall` (plugin field names).
@@ -439,17 +516,61 @@ impl Store {
         limit: usize,
         tau_days: Option<f64>,
     ) -> Result<(Vec<(Item, ScoreParts)>, i64)> {
+        self.search_explained(q, range, ts, limit, tau_days, false).map(|(h, m, _)| (h, m))
+    }
+
+    /// [`Store::search`], also returning the SQL that found the candidates (for `explain`);
+    /// `exact_bm25`: see [`RankOpts::exact_bm25`].
+    pub(crate) fn search_explained(
+        &self,
+        q: &Query,
+        range: Option<(i64, i64)>,
+        ts: Option<(String, String)>,
+        limit: usize,
+        tau_days: Option<f64>,
+        exact_bm25: bool,
+    ) -> Result<Searched> {
         let c = self.conn()?;
         let fts = q.fts();
-        // Counted first: the count decides whether every match is scored (MAX_SCORED).
-        let matched = count_matches(&c, &fts, range, ts.as_ref())?;
-        let opts = RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank, matched };
+        let scan = match range {
+            Some((lo, hi)) if has_short_prefix(q) => window_rows_at_most(&c, lo, hi, WINDOW_SCAN_ROWS)?,
+            _ => false,
+        };
+        let (rows, matched) = if let (true, Some(r)) = (scan, range) {
+            let mut rows = scan_candidates(&c, q, r, ts.as_ref())?;
+            let matched = rows.len() as i64;
+            rows.truncate(MAX_SCORED);
+            (rows, matched)
+        } else {
+            // One phrase and no window: the count is that phrase's document frequency, which
+            // the scoring needs anyway (memoised while the index is unchanged).
+            let matched = if range.is_none() && ts.is_none() && bm25::single_phrase(q) {
+                let ph = bm25::phrases(q);
+                self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).df(&c, &ph)?[0]
+            } else {
+                count_matches(&c, &fts, range, ts.as_ref())?
+            };
+            let rows = if matched == 0 { Vec::new() } else { fts_candidates(&c, &fts, range, ts.as_ref())? };
+            (rows, matched)
+        };
+        let ts_filter = ts.is_some();
+        let opts =
+            RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank, matched, exact_bm25 };
         let weights = |items: &[Item]| self.weights(items);
-        let mut hits = ranked(&c, &fts, &opts, &weights)?;
+        let mut hits = ranked(&c, q, rows, &opts, &self.df_memo, &weights)?;
         for (item, parts) in &mut hits {
             item.score = Some(round4(parts.score));
             item.matched = Some(q.matched(&item.tag, &item.content));
         }
-        Ok((hits, matched))
+        let sql = if scan { scan_sql(ts_filter) } else { ranked_sql(range.is_some(), ts_filter) };
+        Ok((hits, matched, sql))
     }
+}
+
+/// True when the rowid range `lo..=hi` holds at most `n` entries (counts at most `n + 1`).
+fn window_rows_at_most(c: &Connection, lo: i64, hi: i64, n: i64) -> Result<bool> {
+    let k: i64 = c
+        .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM entry_rows WHERE id BETWEEN ?1 AND ?2 LIMIT ?3)")?
+        .query_row(params![lo, hi, n + 1], |r| r.get(0))?;
+    Ok(k <= n)
 }

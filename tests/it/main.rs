@@ -15,6 +15,7 @@ mod candidate_sink;
 mod change_detection;
 mod cli;
 mod cli_newcomer;
+mod compact_index;
 mod concurrency;
 mod corrupt_state;
 mod engine_core;

@@ -163,18 +163,23 @@ fn every_match_is_scored_up_to_the_cap_and_only_the_newest_beyond_it() {
     // 500 matches, all scored, so the strong one is first. Its text is 1 (the highest BM25),
     // weight 50 never hit, written 2026-01-01 (> 90 days before now: recent 0):
     // 1 + 0.1 × 0.5 = 1.05.
-    let dir = tempfile::tempdir().unwrap();
-    put(dir.path(), "cold/2026-01/2026-01-01.md", "- [2026-01-01T01:00:00.000Z] [周报] 周报\n");
-    weak_reports(dir.path(), MAX_SCORED - 1);
+    let strong_and_weak = |weak: usize| {
+        let dir = tempfile::tempdir().unwrap();
+        put(dir.path(), "cold/2026-01/2026-01-01.md", "- [2026-01-01T01:00:00.000Z] [周报] 周报\n");
+        weak_reports(dir.path(), weak);
+        dir
+    };
+    let dir = strong_and_weak(MAX_SCORED - 1);
     let m = open_at(dir.path(), NOW);
     let r = m.recall("周报", Some(10), None).unwrap();
     assert_eq!(r.matched, 500);
     assert_eq!((r.items[0].content.as_str(), r.items[0].score), ("周报", Some(1.05)));
-    drop(m);
-    // One more weak match: 501 > MAX_SCORED, so BM25 ranks the newest 500 only and the oldest
-    // match (the strong one) is not a candidate. Every candidate has the same BM25 (text 1),
-    // weight 50, written within 30 days (recent 1): 1 + 0.05 + 0.1 = 1.15 each, newest first:
-    // 第499条 (2026-11-05 02:00, after the 99 lines of that day) is the newest.
+    // One more weak match (a fresh root: the recall above recorded usage hits): 501 >
+    // MAX_SCORED, so BM25 ranks the newest 500 only and the oldest match (the strong one) is
+    // not a candidate. Every candidate has the same BM25 (text 1), weight 50, written within
+    // 30 days (recent 1): 1 + 0.05 + 0.1 = 1.15 each, newest first: 第499条 (2026-11-05
+    // 02:00, after the 99 lines of that day) is the newest.
+    let dir = strong_and_weak(MAX_SCORED - 1);
     let p = dir.path().join("cold/2026-11/2026-11-05.md");
     let text = std::fs::read_to_string(&p).unwrap()
         + "- [2026-11-05T02:00:00.000Z] [-] 周报 普通记录 第499条 今天的内容比较长一些没有别的\n";
@@ -193,4 +198,114 @@ fn every_match_is_scored_up_to_the_cap_and_only_the_newest_beyond_it() {
     let r = m.retrieve(&RetrieveArgs { query: "2026年的周报".into(), ..Default::default() }).unwrap();
     assert_eq!(r.matched, 501);
     assert_eq!(r.items[0].content, "周报 普通记录 第499条 今天的内容比较长一些没有别的");
+}
+
+/// memlayers' own BM25 (`query::bm25`) against FTS5's `bm25(…, 2.0, 1.0)` on the example
+/// archive: a reference FTS5 table with positions (`detail=full`) holds the same segmented
+/// text as the index, and for every query below the set of matching entries and every BM25
+/// value must be FTS5's (to 1e-9 relative).
+#[test]
+fn own_bm25_equals_fts5_bm25() {
+    use memlayers::index::segment::segment;
+    use memlayers::query::bm25;
+    use memlayers::query::search::{Mode, Query};
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive"), dir.path());
+    let m = open_at(dir.path(), NOW);
+    let c = m.conn().unwrap();
+    c.execute_batch(
+        "CREATE VIRTUAL TABLE temp.ref USING fts5(tag, body, content='', \
+         tokenize='unicode61 remove_diacritics 0', detail=full)",
+    )
+    .unwrap();
+    let rows: Vec<(i64, String, String)> = c
+        .prepare("SELECT id, tag, content FROM entries")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert!(rows.len() > 400, "{}", rows.len());
+    for (id, tag, content) in &rows {
+        c.execute(
+            "INSERT INTO temp.ref(rowid, tag, body) VALUES(?1, ?2, ?3)",
+            rusqlite::params![id, segment(tag), segment(content)],
+        )
+        .unwrap();
+    }
+    let totals = bm25::totals(&c).unwrap();
+    assert_eq!(totals.rows, rows.len() as i64);
+    let mut memo = bm25::DfMemo::default();
+    let queries = [
+        ("周报", Mode::And),
+        ("火锅", Mode::And),
+        ("吃", Mode::And),
+        ("的", Mode::And),
+        ("周末计划", Mode::And),
+        ("meetings", Mode::And),
+        ("rust", Mode::And),
+        ("a", Mode::And),
+        ("火锅 周末", Mode::Or),
+        ("火锅 周末", Mode::And),
+        ("跑步 run 周报", Mode::Or),
+        ("tag 工作", Mode::Or),
+    ];
+    let mut compared = 0;
+    for (kw, mode) in queries {
+        let q = Query::new(kw, mode).unwrap();
+        let want: std::collections::HashMap<i64, f64> = c
+            .prepare("SELECT rowid, bm25(ref, 2.0, 1.0) FROM temp.ref WHERE ref MATCH ?1")
+            .unwrap()
+            .query_map([q.fts()], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect();
+        let phrases = bm25::phrases(&q);
+        let idf: Vec<f64> = memo.df(&c, &phrases).unwrap().iter().map(|&d| bm25::idf(totals.rows, d)).collect();
+        let mut got = std::collections::HashMap::new();
+        for (id, tag, content) in &rows {
+            let toks = bm25::tokens(tag, content);
+            if bm25::matches(&q, &toks) {
+                got.insert(*id, bm25::score_tokens(&phrases, &idf, totals.avgdl(), &toks));
+            }
+        }
+        let mut ids: Vec<_> = got.keys().collect();
+        ids.sort();
+        let mut want_ids: Vec<_> = want.keys().collect();
+        want_ids.sort();
+        assert_eq!(ids, want_ids, "matches of {kw:?}");
+        for (id, b) in &got {
+            let w = want[id];
+            assert!((b - w).abs() <= 1e-9 * w.abs().max(1.0), "{kw:?} id {id}: own {b} vs FTS5 {w}");
+            compared += 1;
+        }
+    }
+    // Enough rows compared that a systematic error could not hide (counted independently:
+    // 周报 alone matches dozens of the example archive's entries).
+    assert!(compared > 300, "{compared}");
+}
+
+/// A one-phrase query skips the IDF unless `explain` asks for the BM25 values: the answer
+/// (ids, order, scores, counts) must be the same either way, with or without a window.
+#[test]
+fn skipping_the_idf_of_a_one_phrase_query_changes_nothing_but_explain() {
+    // Two fresh roots: an answer records usage hits, which would change the next one's scores.
+    let fresh = || {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive"), dir.path());
+        let m = open_at(dir.path(), NOW);
+        (dir, m)
+    };
+    let ((_a, plain), (_b, explained)) = (fresh(), fresh());
+    for q in ["周报", "吃", "火锅", "上个月的周报", "今年 吃", "project"] {
+        let ask = |m: &Memory, explain| {
+            let r =
+                m.retrieve(&RetrieveArgs { query: q.into(), limit: Some(20), explain, ..Default::default() }).unwrap();
+            let items: Vec<(i64, Option<f64>)> = r.items.iter().map(|i| (i.id, i.score)).collect();
+            (items, r.matched)
+        };
+        let got = ask(&plain, false);
+        assert!(!got.0.is_empty(), "{q}");
+        assert_eq!(got, ask(&explained, true), "{q}");
+    }
 }

@@ -80,7 +80,7 @@ impl Store {
         if missing.is_empty() {
             return Ok(stats);
         }
-        let mut st = c.prepare("SELECT content FROM entries")?;
+        let mut st = c.prepare("SELECT content FROM entry_rows")?;
         let mut rows = st.query([])?;
         while !missing.is_empty()
             && let Some(r) = rows.next()?
