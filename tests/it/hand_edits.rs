@@ -762,9 +762,9 @@ fn waits_for_flock(pid: u32) -> bool {
 /// the file's new bytes at write time plus a constant: SQLite's page cache (32 MB per
 /// connection, src/index/mod.rs) and the binary. The promise: peak < 3× the file + 60 MB
 /// (measured 10 MB → 75 MB, debug build; 93 MB before). The peak is of the memory the process
-/// allocates (RssAnon, polled every 2 ms): since the index is read through a memory map
-/// (`MMAP_BYTES`), the resident set also counts the index file's pages in the OS page cache,
-/// which are shared and dropped at will (printed as well: VmHWM). Also prints (not asserted: speed lives
+/// allocates (RssAnon, polled every 2 ms): the resident set (VmHWM, printed as well) also counts
+/// file pages mapped into the process (SQLite's memory map of the index, where it is on), which
+/// are the OS page cache's, shared and dropped at will. Also prints (not asserted: speed lives
 /// in benchmarks) the wall time of that recall and how long it held the writer lock, seen in
 /// /proc/locks; `a_big_usage_json_is_parsed_without_the_writer_lock` asserts the lock part.
 #[test]
@@ -813,7 +813,7 @@ fn big_usage_json_is_loaded_in_bounded_memory() {
     assert!(status.success());
     let file_kib = (s.len() / 1024) as u64;
     println!(
-        "usage.json of {file_kib} KiB ({records} records): peak memory {peak_anon_kib} KiB allocated ({peak_kib} KiB resident with the index's mapped pages), first recall {} ms, writer lock held {} ms",
+        "usage.json of {file_kib} KiB ({records} records): peak memory {peak_anon_kib} KiB allocated ({peak_kib} KiB resident), first recall {} ms, writer lock held {} ms",
         wall.as_millis(),
         held.as_millis()
     );
