@@ -244,7 +244,7 @@ pub fn candidates(limit: usize) -> usize {
 /// `?5`/`?6` timestamps.
 pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
     let window = if windowed { " AND f.rowid BETWEEN ?3 AND ?4" } else { "" };
-    let ts = if ts_filter { " AND e.ts >= ?5 AND e.ts < ?6" } else { "" };
+    let ts = if ts_filter { crate::query::ts_filter_sql("e", 5, 6) } else { String::new() };
     format!(
         "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries_fts f \
          JOIN entries e ON e.id = f.rowid WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid DESC LIMIT ?2"
@@ -272,8 +272,11 @@ pub fn count_matches(
 ) -> Result<i64> {
     Ok(match (range, ts) {
         (Some((lo, hi)), Some((a, b))) => c.query_row(
-            "SELECT count(*) FROM entries_fts JOIN entries x ON x.id = entries_fts.rowid \
-             WHERE entries_fts MATCH ?1 AND entries_fts.rowid BETWEEN ?2 AND ?3 AND x.ts >= ?4 AND x.ts < ?5",
+            &format!(
+                "SELECT count(*) FROM entries_fts JOIN entries x ON x.id = entries_fts.rowid \
+                 WHERE entries_fts MATCH ?1 AND entries_fts.rowid BETWEEN ?2 AND ?3{}",
+                crate::query::ts_filter_sql("x", 4, 5)
+            ),
             params![fts, lo, hi, a, b],
             |r| r.get(0),
         )?,
@@ -396,7 +399,7 @@ fn fts_candidates(
 /// The SQL of a window scan ([`WINDOW_SCAN_ROWS`]): the window's entries, newest first, each
 /// then matched and scored in Rust. Parameters: `?1`/`?2` rowid range, `?3`/`?4` timestamps.
 pub fn scan_sql(ts_filter: bool) -> String {
-    let ts = if ts_filter { " AND e.ts >= ?3 AND e.ts < ?4" } else { "" };
+    let ts = if ts_filter { crate::query::ts_filter_sql("e", 3, 4) } else { String::new() };
     format!("SELECT {} FROM entries e WHERE e.id BETWEEN ?1 AND ?2{ts} ORDER BY e.id DESC", crate::query::ITEM_COLUMNS)
 }
 
