@@ -51,17 +51,8 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     c.pragma_update(None, "synchronous", "NORMAL")?;
     c.pragma_update(None, "foreign_keys", "ON")?;
     c.pragma_update(None, "cache_size", -32_000)?; // KiB: 32 MB page cache per connection
-    c.pragma_update(None, "mmap_size", MMAP_BYTES)?;
     Ok(())
 }
-
-/// Bytes of the index file SQLite reads through a memory map (`PRAGMA mmap_size`; SQLite
-/// clamps it to its compile-time maximum, 2 GiB on 64-bit builds). Reads then come straight
-/// from the OS page cache instead of being copied into each connection's private cache: a
-/// one-call CLI process starts with an empty page cache, so without it a query at 1M entries
-/// spent most of its time in `pread` and in allocating cache pages (issue 15's profile).
-/// Writes still go through the WAL. Source: <https://sqlite.org/mmap.html>.
-pub const MMAP_BYTES: i64 = 1 << 40;
 
 /// WAL pages after which a per-call connection's commit checkpoints (`wal_autocheckpoint`).
 pub const PER_CALL_WAL_PAGES: i64 = 128;
@@ -233,7 +224,6 @@ pub fn open_read_only(root: &Path) -> Result<(DbPool, OpenState, ReadOnlyIndex)>
         if Connection::open_with_flags(&uri, flags).is_ok_and(|c| up_to_date_conn(&c).is_some()) {
             let manager = SqliteConnectionManager::file(&uri).with_flags(flags).with_init(|c| {
                 c.pragma_update(None, "cache_size", -32_000)?;
-                c.pragma_update(None, "mmap_size", MMAP_BYTES)?;
                 Ok(())
             });
             let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map_err(Error::pool)?;

@@ -126,24 +126,24 @@ fn varint(b: &[u8], at: usize) -> Option<(u64, usize)> {
 
 /// The index's [`Totals`] from FTS5's averages record (`entries_fts_data` id 1: N, then the
 /// tag and content columns' token totals). An index that never held a row has none: zeros.
-/// Errors: SQLite errors; a record that does not decode is reported as corruption.
+/// Errors: SQLite errors.
 pub fn totals(c: &Connection) -> Result<Totals> {
     let block: Option<Vec<u8>> =
         c.prepare_cached("SELECT block FROM entries_fts_data WHERE id = 1")?.query_row([], |r| r.get(0)).optional()?;
-    let Some(b) = block else { return Ok(Totals { rows: 0, tokens: 0 }) };
-    let bad = || {
-        crate::Error::Sqlite(rusqlite::Error::SqliteFailure(
-            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CORRUPT),
-            Some("FTS5 averages record of entries_fts does not decode".into()),
-        ))
+    // As FTS5 reads it (fts5_index.c, sqlite3Fts5IndexGetAverages): an empty record is all
+    // zeros (an index that never held a row, or one emptied), and a value missing from a short
+    // record counts 0.
+    let b = block.unwrap_or_default();
+    let mut at = 0;
+    let mut next = || match varint(&b, at) {
+        Some((v, n)) => {
+            at += n;
+            v
+        }
+        None => 0,
     };
-    let (rows, mut at) = varint(&b, 0).ok_or_else(bad)?;
-    let mut tokens = 0u64;
-    for _ in 0..WEIGHTS.len() {
-        let (t, n) = varint(&b, at).ok_or_else(bad)?;
-        tokens += t;
-        at += n;
-    }
+    let rows = next();
+    let tokens: u64 = (0..WEIGHTS.len()).map(|_| next()).sum();
     Ok(Totals { rows: rows as i64, tokens: tokens as i64 })
 }
 
@@ -283,6 +283,25 @@ mod tests {
         assert_eq!(varint(&[0x81, 0x00], 0), Some((128, 2)));
         assert_eq!(varint(&[0x00, 0x83, 0x60], 1), Some((480, 2)));
         assert_eq!(varint(&[0x81], 0), None);
+    }
+
+    #[test]
+    fn totals_come_from_fts5s_averages_record() {
+        let c = Connection::open_in_memory().unwrap();
+        c.execute_batch(
+            "CREATE VIRTUAL TABLE entries_fts USING fts5(body, tag, content = '', \
+             tokenize = 'unicode61 remove_diacritics 0', detail = full)",
+        )
+        .unwrap();
+        assert_eq!(totals(&c).unwrap(), Totals { rows: 0, tokens: 0 });
+        // 3 + 1 tokens, then 200 tokens (the total needs a two-byte varint: 204 > 127).
+        c.execute("INSERT INTO entries_fts(rowid, body, tag) VALUES (1, 'a b c', 'x')", []).unwrap();
+        let long = vec!["w"; 200].join(" ");
+        c.execute("INSERT INTO entries_fts(rowid, body, tag) VALUES (2, ?1, '')", [&long]).unwrap();
+        assert_eq!(totals(&c).unwrap(), Totals { rows: 2, tokens: 204 });
+        c.execute("INSERT INTO entries_fts(entries_fts, rowid, body, tag) VALUES ('delete', 1, 'a b c', 'x')", [])
+            .unwrap();
+        assert_eq!(totals(&c).unwrap(), Totals { rows: 1, tokens: 200 });
     }
 
     #[test]

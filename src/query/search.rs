@@ -236,27 +236,35 @@ pub fn candidates(limit: usize) -> usize {
     (limit * 5).max(50)
 }
 
-/// The SQL of the candidate rows: the matches, newest first, at most [`MAX_SCORED`]. The
-/// window (if any) is a rowid constraint inside the FTS5 query (FTS5 walks its doclists in
-/// rowid order from the window's end and stops at the cap), and an exact UTC filter (if any)
-/// joins the entries before the cap. No `bm25()`: memlayers scores the rows itself
-/// ([`crate::query::bm25`]). Parameters: `?1` MATCH, `?2` the cap, `?3`/`?4` rowid range,
-/// `?5`/`?6` timestamps.
+/// The instant of an `entry_rows` row in ms since 1970 (migration V8: `ts_off` counts from
+/// 00:00 UTC of the id's date), as SQL.
+const ROW_TS_MS: &str = "(((r.id >> 20) - 719163) * 86400000 + r.ts_off)";
+
+/// The SQL of the candidate rows: the matches, newest first, at most [`MAX_SCORED`], as `id,
+/// tag, content` from `entry_rows` (the `entries` view's dates and file names are computed
+/// only for the hits). The window (if any) is a rowid constraint inside the FTS5 query (FTS5
+/// walks its doclists in rowid order from the window's end and stops at the cap), and an
+/// exact UTC filter (if any, in ms since 1970) applies before the cap. No `bm25()`: memlayers
+/// scores the rows itself ([`crate::query::bm25`]). Parameters: `?1` MATCH, `?2` the cap,
+/// `?3`/`?4` rowid range, `?5`/`?6` the UTC filter's bounds.
 pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
     let window = if windowed { " AND f.rowid BETWEEN ?3 AND ?4" } else { "" };
-    let ts = if ts_filter { crate::query::ts_filter_sql("e", 5, 6) } else { String::new() };
+    let ts = if ts_filter { format!(" AND {ROW_TS_MS} >= ?5 AND {ROW_TS_MS} < ?6") } else { String::new() };
     format!(
-        "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries_fts f \
-         JOIN entries e ON e.id = f.rowid WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid DESC LIMIT ?2"
+        "SELECT r.id, coalesce(r.tag, t.tag), r.content FROM entries_fts f \
+         JOIN entry_rows r ON r.id = f.rowid JOIN tags t ON t.id = r.tag_id \
+         WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid DESC LIMIT ?2"
     )
 }
 
 /// Most entries of a window read and matched in Rust instead of through FTS5, for a query
 /// with a one-character prefix probe (`今` is `"今"*`: FTS5 expands the prefix into every
 /// token starting with 今 over the whole index before the window applies, ~10 ms at 1M
-/// entries, issue 15). A day at 1M entries holds ~290 entries, a week ~2 000; reading and
-/// segmenting one costs ~1 µs after a cheap character check ([`crate::query::bm25::may_match`]).
-pub const WINDOW_SCAN_ROWS: i64 = 3_000;
+/// entries, issue 15). Reading one entry row and checking its characters costs well under a
+/// microsecond, segmenting a likely match about one: a month at 1M entries (~9 000 rows) is
+/// then cheaper than the expansion. Also the most rows an unwindowed query with such a probe
+/// reads newest first to collect its [`MAX_SCORED`] candidates.
+pub const WINDOW_SCAN_ROWS: i64 = 12_000;
 
 /// True when `q` has a prefix probe of one character (see [`WINDOW_SCAN_ROWS`]).
 pub fn has_short_prefix(q: &Query) -> bool {
@@ -335,14 +343,33 @@ pub fn score_candidates(
     scored
 }
 
+/// A candidate row: its id, tag and content, and its index tokens (tag, content).
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    /// Entry id.
+    pub id: i64,
+    /// Tag as written (`-` when untagged).
+    pub tag: String,
+    /// Text.
+    pub content: String,
+    /// The tokens the index holds for it ([`bm25::tokens`]).
+    pub tokens: [Vec<String>; 2],
+}
+
+impl Candidate {
+    fn new(id: i64, tag: String, content: String) -> Candidate {
+        let tokens = bm25::tokens(&tag, &content);
+        Candidate { id, tag, content, tokens }
+    }
+}
+
 /// Runs a ranked search: the candidate rows (newest matches first, at most [`MAX_SCORED`])
-/// scored with BM25 ([`crate::query::bm25`]), the top K = [`candidates`] of them scored with
-/// the one documented score (module docs), top `limit`. `rows` are the candidates as
-/// [`ranked_sql`] or a window scan returns them, with their index tokens.
+/// scored with BM25 ([`crate::query::bm25`]), the top K = [`candidates`] of them read whole
+/// and scored with the one documented score (module docs), top `limit`.
 pub fn ranked(
     c: &Connection,
     q: &Query,
-    rows: Vec<(Item, [Vec<String>; 2])>,
+    rows: Vec<Candidate>,
     opts: &RankOpts,
     memo: &std::sync::Mutex<bm25::DfMemo>,
     weights: &dyn Fn(&[Item]) -> Vec<f64>,
@@ -359,74 +386,88 @@ pub fn ranked(
         dfs.iter().map(|&d| bm25::idf(totals.rows, d)).collect()
     };
     let avgdl = totals.avgdl();
-    let mut scored: Vec<(Item, f64)> =
-        rows.into_iter().map(|(i, t)| (i, bm25::score_tokens(&phrases, &idf, avgdl, &t))).collect();
-    // Best BM25 first; among equals the newest (the candidates arrive newest first).
-    scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.id.cmp(&a.0.id)));
+    let mut scored: Vec<(i64, f64)> =
+        rows.iter().map(|r| (r.id, bm25::score_tokens(&phrases, &idf, avgdl, &r.tokens))).collect();
+    // Best BM25 first; among equals the newest.
+    scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
     scored.truncate(candidates(opts.limit));
-    let items: Vec<Item> = scored.iter().map(|(i, _)| i.clone()).collect();
+    let mut st = c.prepare_cached(&format!("SELECT {} FROM entries e WHERE e.id = ?1", crate::query::ITEM_COLUMNS))?;
+    let mut top = Vec::with_capacity(scored.len());
+    for (id, b) in scored {
+        if let Some(item) = st.query_map([id], item_from_row)?.next().transpose()? {
+            top.push((item, b));
+        }
+    }
+    let items: Vec<Item> = top.iter().map(|(i, _)| i.clone()).collect();
     let usage = weights(&items);
-    let mut out = score_candidates(scored, &usage, opts.now, opts.tau_days, opts.weights);
+    let mut out = score_candidates(top, &usage, opts.now, opts.tau_days, opts.weights);
     out.truncate(opts.limit);
     Ok(out)
 }
 
-/// The candidate rows through FTS5 ([`ranked_sql`]), with their index tokens.
+/// The candidate rows through FTS5 ([`ranked_sql`]).
 fn fts_candidates(
     c: &Connection,
     fts: &str,
     range: Option<(i64, i64)>,
-    ts: Option<&(String, String)>,
-) -> Result<Vec<(Item, [Vec<String>; 2])>> {
-    let mut st = c.prepare_cached(&ranked_sql(range.is_some(), ts.is_some()))?;
+    ts_ms: Option<(i64, i64)>,
+) -> Result<Vec<Candidate>> {
+    let mut st = c.prepare_cached(&ranked_sql(range.is_some(), ts_ms.is_some()))?;
     let cap = MAX_SCORED as i64;
     let (lo, hi) = range.map_or((None, None), |(a, b)| (Some(a), Some(b)));
-    let (a, b) = ts.map_or((None, None), |(a, b)| (Some(a.as_str()), Some(b.as_str())));
+    let (a, b) = ts_ms.map_or((None, None), |(a, b)| (Some(a), Some(b)));
     // Every statement numbers its parameters ?1..?6 in this order; a statement binds the first
     // ones up to the highest it names (unused ones in between are NULL).
     let all: [&dyn rusqlite::ToSql; 6] = [&fts, &cap, &lo, &hi, &a, &b];
     let n = st.parameter_count();
-    let rows = st.query_map(&all[..n], item_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows
-        .into_iter()
-        .map(|i| {
-            let t = bm25::tokens(&i.tag, &i.content);
-            (i, t)
-        })
-        .collect())
+    let rows = st.query_map(&all[..n], |r| Ok(Candidate::new(r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
 }
 
-/// The SQL of a window scan ([`WINDOW_SCAN_ROWS`]): the window's entries, newest first, each
-/// then matched and scored in Rust. Parameters: `?1`/`?2` rowid range, `?3`/`?4` timestamps.
+/// The SQL of a scan ([`WINDOW_SCAN_ROWS`]): entry rows newest first as `id, tag, content`,
+/// each then matched and scored in Rust. Parameters: `?1`/`?2` rowid range, `?3`/`?4` the
+/// UTC filter's bounds (ms since 1970).
 pub fn scan_sql(ts_filter: bool) -> String {
-    let ts = if ts_filter { crate::query::ts_filter_sql("e", 3, 4) } else { String::new() };
-    format!("SELECT {} FROM entries e WHERE e.id BETWEEN ?1 AND ?2{ts} ORDER BY e.id DESC", crate::query::ITEM_COLUMNS)
+    let ts = if ts_filter { format!(" AND {ROW_TS_MS} >= ?3 AND {ROW_TS_MS} < ?4") } else { String::new() };
+    format!(
+        "SELECT r.id, coalesce(r.tag, t.tag), r.content FROM entry_rows r JOIN tags t ON t.id = r.tag_id \
+         WHERE r.id BETWEEN ?1 AND ?2{ts} ORDER BY r.id DESC"
+    )
 }
 
-/// The matches of `q` among a window's entries, read and matched in Rust (see
-/// [`WINDOW_SCAN_ROWS`]): every match newest first, with its index tokens.
+/// The matches of `q` among the entry rows of `lo..=hi`, read newest first and matched in
+/// Rust (see [`WINDOW_SCAN_ROWS`]), with the number of rows read. Stops after `want` matches
+/// or `budget` rows, whichever comes first.
 fn scan_candidates(
     c: &Connection,
     q: &Query,
     (lo, hi): (i64, i64),
-    ts: Option<&(String, String)>,
-) -> Result<Vec<(Item, [Vec<String>; 2])>> {
+    ts_ms: Option<(i64, i64)>,
+    want: usize,
+    budget: i64,
+) -> Result<(Vec<Candidate>, i64)> {
     let mut out = Vec::new();
-    let mut st = c.prepare_cached(&scan_sql(ts.is_some()))?;
-    let (a, b) = ts.map_or((None, None), |(a, b)| (Some(a.as_str()), Some(b.as_str())));
+    let mut st = c.prepare_cached(&scan_sql(ts_ms.is_some()))?;
+    let (a, b) = ts_ms.map_or((None, None), |(a, b)| (Some(a), Some(b)));
     let all: [&dyn rusqlite::ToSql; 4] = [&lo, &hi, &a, &b];
     let n = st.parameter_count();
-    for i in st.query_map(&all[..n], item_from_row)? {
-        let i = i?;
-        if !bm25::may_match(q, &i.tag, &i.content) {
+    let mut rows = st.query(&all[..n])?;
+    let mut read = 0i64;
+    while let Some(r) = rows.next()? {
+        if out.len() >= want || read >= budget {
+            break;
+        }
+        read += 1;
+        let (tag, content): (String, String) = (r.get(1)?, r.get(2)?);
+        if !bm25::may_match(q, &tag, &content) {
             continue;
         }
-        let t = bm25::tokens(&i.tag, &i.content);
-        if bm25::matches(q, &t) {
-            out.push((i, t));
+        let cand = Candidate::new(r.get(0)?, tag, content);
+        if bm25::matches(q, &cand.tokens) {
+            out.push(cand);
         }
     }
-    Ok(out)
+    Ok((out, read))
 }
 
 /// Result of `recall` (plugin field names).
@@ -535,26 +576,54 @@ impl Store {
     ) -> Result<Searched> {
         let c = self.conn()?;
         let fts = q.fts();
-        let scan = match range {
-            Some((lo, hi)) if has_short_prefix(q) => window_rows_at_most(&c, lo, hi, WINDOW_SCAN_ROWS)?,
-            _ => false,
+        let ts_ms = match &ts {
+            None => None,
+            Some((a, b)) => Some((ms_of(a)?, ms_of(b)?)),
         };
-        let (rows, matched) = if let (true, Some(r)) = (scan, range) {
-            let mut rows = scan_candidates(&c, q, r, ts.as_ref())?;
-            let matched = rows.len() as i64;
-            rows.truncate(MAX_SCORED);
-            (rows, matched)
-        } else {
-            // One phrase and no window: the count is that phrase's document frequency, which
-            // the scoring needs anyway (memoised while the index is unchanged).
-            let matched = if range.is_none() && ts.is_none() && bm25::single_phrase(q) {
-                let ph = bm25::phrases(q);
-                self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).df(&c, &ph)?[0]
-            } else {
-                count_matches(&c, &fts, range, ts.as_ref())?
-            };
-            let rows = if matched == 0 { Vec::new() } else { fts_candidates(&c, &fts, range, ts.as_ref())? };
-            (rows, matched)
+        let short = has_short_prefix(q);
+        let mut scanned = false;
+        let (rows, matched) = match range {
+            // A one-character prefix in a small window: read the window's rows (see
+            // WINDOW_SCAN_ROWS), every match counted.
+            Some(r) if short && window_rows_at_most(&c, r.0, r.1, WINDOW_SCAN_ROWS)? => {
+                scanned = true;
+                let (mut rows, _) = scan_candidates(&c, q, r, ts_ms, usize::MAX, i64::MAX)?;
+                let matched = rows.len() as i64;
+                rows.truncate(MAX_SCORED);
+                (rows, matched)
+            }
+            _ => {
+                // One phrase and no window: the count is that phrase's document frequency
+                // (memoised while the index is unchanged).
+                let matched = if range.is_none() && ts.is_none() && bm25::single_phrase(q) {
+                    let ph = bm25::phrases(q);
+                    self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).df(&c, &ph)?[0]
+                } else {
+                    count_matches(&c, &fts, range, ts.as_ref())?
+                };
+                let total = bm25::totals(&c)?.rows;
+                let rows = if matched == 0 {
+                    Vec::new()
+                } else if range.is_none()
+                    && short
+                    && (MAX_SCORED as i64).saturating_mul(total) / matched <= WINDOW_SCAN_ROWS
+                {
+                    // Unwindowed, a one-character prefix matching often: the newest rows hold
+                    // the newest MAX_SCORED matches within WINDOW_SCAN_ROWS rows (expected);
+                    // when they do not, FTS5 finds them.
+                    let (rows, read) =
+                        scan_candidates(&c, q, (i64::MIN, i64::MAX), ts_ms, MAX_SCORED, WINDOW_SCAN_ROWS)?;
+                    if rows.len() < MAX_SCORED.min(matched as usize) && read >= WINDOW_SCAN_ROWS {
+                        fts_candidates(&c, &fts, range, ts_ms)?
+                    } else {
+                        scanned = true;
+                        rows
+                    }
+                } else {
+                    fts_candidates(&c, &fts, range, ts_ms)?
+                };
+                (rows, matched)
+            }
         };
         let ts_filter = ts.is_some();
         let opts =
@@ -565,9 +634,16 @@ impl Store {
             item.score = Some(round4(parts.score));
             item.matched = Some(q.matched(&item.tag, &item.content));
         }
-        let sql = if scan { scan_sql(ts_filter) } else { ranked_sql(range.is_some(), ts_filter) };
+        let sql = if scanned { scan_sql(ts_filter) } else { ranked_sql(range.is_some(), ts_filter) };
         Ok((hits, matched, sql))
     }
+}
+
+/// Milliseconds since 1970 of an entry timestamp (`format_ts`). Errors: not RFC 3339.
+fn ms_of(ts: &str) -> Result<i64> {
+    DateTime::parse_from_rfc3339(ts)
+        .map(|t| t.timestamp_millis())
+        .map_err(|e| Error::bad("time_range", format!("{ts:?} is not an RFC 3339 instant ({e})")))
 }
 
 /// True when the rowid range `lo..=hi` holds at most `n` entries (counts at most `n + 1`).

@@ -198,6 +198,51 @@ fn every_match_is_scored_up_to_the_cap_and_only_the_newest_beyond_it() {
     let r = m.retrieve(&RetrieveArgs { query: "2026年的周报".into(), ..Default::default() }).unwrap();
     assert_eq!(r.matched, 501);
     assert_eq!(r.items[0].content, "周报 普通记录 第499条 今天的内容比较长一些没有别的");
+    // One character, 周 (every match holds it once, in 周报): the newest rows are read first
+    // (a one-character prefix is not expanded over the index), with the same cap.
+    let r = m.recall("周", Some(10), None).unwrap();
+    assert_eq!(r.matched, 501);
+    assert!(r.items.iter().all(|i| i.content != "周报"), "{:?}", r.items);
+    assert_eq!(r.items[0].content, "周报 普通记录 第499条 今天的内容比较长一些没有别的");
+}
+
+#[test]
+fn a_one_character_query_in_a_window_counts_and_ranks_every_match() {
+    // Read row by row instead of through FTS5 (query::search::WINDOW_SCAN_ROWS). 2026-11-20:
+    // five entries, 猫 in three of them (once only in the tag), one 車 (U+F902, a CJK
+    // compatibility ideograph that NFC turns into 車, U+8ECA) and none elsewhere that week.
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "cold/2026-11/2026-11-20.md",
+        "- [2026-11-20T01:00:00.000Z] [-] 给猫买了猫粮\n\
+         - [2026-11-20T02:00:00.000Z] [猫] 去了宠物医院打疫苗做检查\n\
+         - [2026-11-20T03:00:00.000Z] [-] 今天下雨\n\
+         - [2026-11-20T04:00:00.000Z] [-] 邻居家的猫很吵\n\
+         - [2026-11-20T05:00:00.000Z] [-] 修了車子\n",
+    );
+    put(dir.path(), "cold/2026-11/2026-11-10.md", "- [2026-11-10T01:00:00.000Z] [-] 猫\n");
+    let m = open_at(dir.path(), NOW);
+    let ask = |q: &str| {
+        let r = m.retrieve(&RetrieveArgs { query: q.into(), explain: true, ..Default::default() }).unwrap();
+        let sql = r.explain.as_ref().unwrap().sql.clone();
+        (r.items.into_iter().map(|i| (i.content, i.score.unwrap())).collect::<Vec<_>>(), r.matched, sql)
+    };
+    // NOW is 2026-11-29 (Sunday): 上周五 = 2026-11-20.
+    let (items, matched, sql) = ask("上周五 猫");
+    assert!(sql.starts_with("SELECT r.id, coalesce(r.tag, t.tag), r.content FROM entry_rows r"), "{sql}");
+    assert_eq!(matched, 3);
+    // BM25 by hand: one phrase "猫"* (its IDF a common factor), k1 = 1.2, b = 0.75, tag ×2.
+    // Tokens: 给猫买了猫粮 → 给猫 猫买 买了 了猫 猫粮 粮 (D 6; f 2: 猫买, 猫粮); tag 猫 (f 2) +
+    // 去了宠物医院打疫苗做检查 (12 characters: 11 bigrams + 1): D 13, f 2; 邻居家的猫很吵 → 7
+    // tokens, f 1 (猫很); 今天下雨 4, 修了車子 4, the 10th's 猫 1: avgdl = 35 / 6.
+    // g = f × 2.2 / (f + 1.2 × (0.25 + 0.75 × D / avgdl)) = 1.36404, 1.02190, 0.92437;
+    // text (min-max) 1, 0.22182, 0; + 0.05 usage (never hit) + 0.1 recent (≤ 30 days):
+    // 1.15, 0.3718, 0.15.
+    let want = [("给猫买了猫粮", 1.15), ("去了宠物医院打疫苗做检查", 0.3718), ("邻居家的猫很吵", 0.15)];
+    assert_eq!(items, want.map(|(c, s)| (c.to_string(), s)));
+    let (items, matched, _) = ask("上周五 車");
+    assert_eq!((items.len(), items[0].0.as_str(), matched), (1, "修了車子", 1));
 }
 
 /// memlayers' own BM25 (`query::bm25`) against FTS5's `bm25(…, 2.0, 1.0)` on the example
