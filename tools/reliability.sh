@@ -11,7 +11,8 @@
 #   BIG_MB=50 TAGS=100000  big day file and distinct tags in tests/it/heavy/hostile_size.rs (CI: 5 / 10 000)
 #   HAND=2000 LOCKW=1000 IMPORT_DAYS=3000 USAGE_MB=100  tests/it/hand_edits.rs (issue 14): hand lines
 #                      and writes racing, writes per writer with .lock deleted, archive days imported
-#                      under readers, usage.json size (CI: 300 / 150 / 300 / 10)
+#                      under readers, usage.json size (CI: 300 / 150 / 300 / 10; the first recall's
+#                      peak memory, time and writer-lock hold are printed)
 #   MEMLAYERS_SEED     replay a run (default: a fresh seed, printed)
 # Every suite asserts "nothing lost" itself; this script stops at the first failing one.
 set -euo pipefail
@@ -76,6 +77,10 @@ imp=$(pick 'import: [0-9]+ answers.*')
 rebuild=$(pick 'rebuild: [0-9]+ answers.*')
 full=$(pick 'full disk: .*')
 usage=$(pick 'usage.json of .*')
+lease=$(pick 'usage.json lease: .*')
+lease=${lease#usage.json lease: }
+torn=$(pick 'torn write: .*')
+torn=${torn#torn write: }
 n_paths=$(cargo test -q --test it hostile_paths -- --list 2>/dev/null | grep -c ': test$' || true)
 n_corrupt=$(cargo test -q --test it corrupt_state -- --list 2>/dev/null | grep -c ': test$' || true)
 cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')
@@ -103,7 +108,9 @@ corruptions). Total $(( T1 - T0 )) s. CI runs the same suites with small budgets
 | \`.lock\` deleted | 3 writers × $LOCKW writes while a loop deletes \`.lock\` | ${lockdel#lock deletion: } |
 | readers during an import / a rebuild | $IMPORT_DAYS days × 20 entries | ${imp#import: }; ${rebuild#rebuild: } |
 | full disk (1 MB tmpfs) | 13 writes + 13 hot-sets at 0–64 KiB free | ${full#full disk: } |
-| big usage.json | $USAGE_MB MB | ${usage} |
+| big usage.json | $USAGE_MB MB: first recall's peak memory (asserted under 3× the file + 60 MB), time and writer lock held (the parse is outside it), from /proc | ${usage} |
+| usage.json parse vs the writer lock | a query stopped inside \`open(usage.json)\` by a file lease; another process takes the lock | ${lease} |
+| write torn by a crash | RLIMIT_FSIZE cuts a \`write\` after 10 bytes of its line (SIGXFSZ); the next write | ${torn} |
 | paths (\`tests/it/hostile_paths.rs\`) | $n_paths cases: ../, absolute paths, NUL/control chars, symlinks out of the root (month, day file, cold/, summaries/, hot.md, usage.json, index, .lock) | all pass: nothing read or written outside the data root |
 | corrupt state (\`tests/it/corrupt_state.rs\`) | $n_corrupt cases: index pages, WAL, foreign DB; usage.json shapes; hot.md markers; invalid UTF-8/NUL cold files; hand edits | all pass: rebuilt or reported, nothing lost; ${pages} (never a wrong answer; see the ignored test \`an_index_with_overwritten_pages_is_always_rebuilt\`) |
 

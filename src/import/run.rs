@@ -76,6 +76,11 @@ impl Store {
         }
         // One writer lock for the whole import (held until the end of this function).
         let lock = self.lock()?;
+        // An append of `write` torn by a crash is cut off before anything is added after it
+        // (the import report has no place for data-root notes: they go to the `log`).
+        for w in self.repair_torn_append(&lock) {
+            log::warn!("{w}");
+        }
         // Readers answering meanwhile say `stale` (the import is half done) until it ends.
         let _busy = self.mark_busy(&lock, "import")?;
         let (mut found, mut added, mut changed, mut done) = (0usize, 0usize, 0usize, 0usize);

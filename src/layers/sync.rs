@@ -13,6 +13,16 @@
 //!   (every entry back to "weight 50, never hit", seeds/002 "文件缺失或损坏时静默重建") and
 //!   rewritten at the next flush; gone → emptied. Never an error.
 //!
+//! usage.json is parsed WITHOUT the writer lock (issue 14 point 8: a 100 MB ledger held the
+//! lock for the whole parse, blocking every writer for seconds): when its stat differs from
+//! the recorded row, the sync first streams it into a staging table of its own connection
+//! ([`crate::layers::usage::ops::stage`], SQLite's temp database, which locks nothing in the
+//! index), noting the file's size / mtime / inode / ctime before and after the read. Under
+//! the lock it checks that the file at the path still has that identity and swaps the staged
+//! records in with one short transaction ([`crate::layers::usage::ops::swap_in`]); if the file
+//! changed meanwhile it lets the lock go and parses again ([`STAGE_TRIES`] times, then parses
+//! under the lock, so it always ends). A caller that already holds the lock parses under it.
+//!
 //! [`Store::sync`] (run by every query) looks at hot.md and usage.json only
 //! ([`LayerScope::Live`]); the summaries are looked at ([`LayerScope::All`]) by whatever reads
 //! them — `summarize`, `stats`, `export` — and by `sync --full` or a fresh index, so a query
@@ -38,6 +48,10 @@ use crate::{Error, Result};
 pub const HOT_FILE: &str = "hot.md";
 /// The usage ledger file, relative to the data root.
 pub const USAGE_FILE: &str = "usage.json";
+/// How many times a sync parses usage.json outside the writer lock and finds it changed under
+/// the lock before it parses it under the lock instead (module docs). A file rewritten that
+/// often during its own parse is being written in a loop; parsing under the lock then ends it.
+pub const STAGE_TRIES: usize = 3;
 /// The summary folders, relative to the data root, with their kinds.
 pub const SUMMARY_DIRS: [(&str, LayerKind); 3] =
     [("summaries/day", LayerKind::Day), ("summaries/week", LayerKind::Week), ("summaries/month", LayerKind::Month)];
@@ -215,7 +229,13 @@ pub fn upsert_row(c: &Connection, f: &LayerStat, bytes: &[u8]) -> Result<()> {
 
 /// Reads, hashes and mirrors the planned files; drops the removed ones; reloads the usage
 /// table when usage.json changed. One transaction.
-fn apply(c: &mut Connection, root: &Path, p: &LayerPlan, known: &HashMap<String, Known>) -> Result<LayerReport> {
+fn apply(
+    c: &mut Connection,
+    root: &Path,
+    p: &LayerPlan,
+    known: &HashMap<String, Known>,
+    staged: Option<&Staged>,
+) -> Result<LayerReport> {
     let mut rep = LayerReport::default();
     let tx = c.transaction()?;
     for (rel, kind) in &p.removed {
@@ -229,7 +249,7 @@ fn apply(c: &mut Connection, root: &Path, p: &LayerPlan, known: &HashMap<String,
     for f in &p.check {
         let path = root.join(&f.rel);
         if f.kind == LayerKind::Usage {
-            apply_usage(&tx, root, f, known, &mut rep)?;
+            apply_usage(&tx, root, f, known, staged, &mut rep)?;
             continue;
         }
         let bytes = match std::fs::read(&path) {
@@ -258,42 +278,77 @@ fn update_stat(c: &Connection, f: &LayerStat) -> Result<()> {
     Ok(())
 }
 
+/// (size, mtime ns, inode, ctime ns) of a file: what must not have changed between the parse
+/// of usage.json outside the lock and its swap under the lock.
+type FullIdent = (i64, i64, i64, i64);
+
+fn full_ident(m: &std::fs::Metadata) -> FullIdent {
+    let (size, mtime_ns, inode) = crate::files::identity::identity(m);
+    (size, mtime_ns, inode, crate::files::identity::ctime_ns(m))
+}
+
+/// usage.json as read outside the writer lock ([`Store::stage_usage`]): the file's identity
+/// during the read, the digest of its bytes, and the load status of the records staged in the
+/// connection's staging table (`None`: not parsed, because its bytes are the recorded ones).
+#[derive(Debug)]
+struct Staged {
+    ident: FullIdent,
+    digest: crate::layers::usage::ops::Digest,
+    status: Option<crate::layers::usage::LoadStatus>,
+}
+
 /// The usage.json part of [`apply`], streamed (issue 14 point 8: a 100 MB ledger took 674 MB
-/// read whole): one pass hashes the file (constant memory) to skip a file whose bytes are
-/// what the row records; otherwise a second pass through the same descriptor parses it
-/// straight into the usage table ([`crate::layers::usage::ops::reload`]) and the row records
-/// the digest of what was parsed. An unreadable ledger is emptied and its bytes kept beside it.
+/// read whole). With `staged` (parsed outside the lock): the file must still be the one
+/// staged, else [`Error::Changed`] (the caller parses again); its records are swapped in.
+/// Without: one pass hashes the file (constant memory) to skip a file whose bytes are what the
+/// row records; otherwise a second pass through the same descriptor parses it straight into
+/// the usage table ([`crate::layers::usage::ops::reload`]). Either way the row records the
+/// digest of what was loaded, and an unreadable ledger is emptied with its bytes kept beside it.
 fn apply_usage(
     tx: &rusqlite::Transaction,
     root: &Path,
     f: &LayerStat,
     known: &HashMap<String, Known>,
+    staged: Option<&Staged>,
     rep: &mut LayerReport,
 ) -> Result<()> {
-    use crate::layers::usage::ops;
+    use crate::layers::usage::{LoadStatus, ops};
     use std::io::{Seek, SeekFrom};
     let path = root.join(&f.rel);
-    let mut file = match std::fs::File::open(&path) {
-        Ok(file) => file,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(Error::io(&path, e)),
+    let (status, d) = if let Some(st) = staged {
+        let now = std::fs::symlink_metadata(&path).ok().filter(|m| m.is_file()).map(|m| full_ident(&m));
+        if now != Some(st.ident) {
+            return Err(Error::Changed(path));
+        }
+        match (&st.status, known.get(&f.rel).is_some_and(|k| k.hash == st.digest.sha1)) {
+            (_, true) => return update_stat(tx, &LayerStat { size: st.digest.size, ..f.clone() }),
+            (Some(status), false) => {
+                ops::swap_in(tx, status, st.digest.final_newline)?;
+                (status.clone(), st.digest.clone())
+            }
+            // Not parsed (its bytes were the recorded ones), but the row changed since: again.
+            (None, false) => return Err(Error::Changed(path)),
+        }
+    } else {
+        let mut file = match std::fs::File::open(&path) {
+            Ok(file) => file,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(Error::io(&path, e)),
+        };
+        let d = ops::digest_of(&file).map_err(|e| Error::io(&path, e))?;
+        if known.get(&f.rel).is_some_and(|k| k.hash == d.sha1) {
+            return update_stat(tx, &LayerStat { size: d.size, ..f.clone() });
+        }
+        file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(&path, e))?;
+        let (status, digest) = ops::reload(tx, Some(&file))?;
+        (status, digest.unwrap_or(d))
     };
-    let d = ops::digest_of(&file).map_err(|e| Error::io(&path, e))?;
-    if known.get(&f.rel).is_some_and(|k| k.hash == d.sha1) {
-        return update_stat(tx, &LayerStat { size: d.size, ..f.clone() });
-    }
-    file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(&path, e))?;
-    let (status, digest) = ops::reload(tx, Some(&file))?;
-    let d = digest.unwrap_or(d);
-    if let crate::layers::usage::LoadStatus::Corrupt(why) = status {
+    if let LoadStatus::Corrupt(why) = status {
         // The ledger is rebuilt as the plugin promises, but the unreadable bytes are kept
         // beside it first: a hand edit gone wrong can be repaired, not just lost.
         let aside =
             (0..).map(|n| root.join(format!("usage.json.corrupt-{n}"))).find(|p| !p.exists()).expect("a free name");
-        let mut bytes = Vec::new();
-        file.seek(SeekFrom::Start(0))
-            .and_then(|_| std::io::Read::read_to_end(&mut file, &mut bytes))
-            .map_err(|e| Error::io(&path, e))?;
+        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
         crate::files::atomic_write(&aside, &bytes)?;
         rep.usage_corrupt = Some(format!("{why}; the unreadable file was kept as {}", aside.display()));
     }
@@ -313,6 +368,8 @@ struct LayerMirror<'a> {
     scope: LayerScope,
     /// Re-read every file regardless of stats.
     full: bool,
+    /// usage.json as parsed outside the lock, if it was.
+    staged: Option<Staged>,
 }
 
 impl Mirror for LayerMirror<'_> {
@@ -334,7 +391,7 @@ impl Mirror for LayerMirror<'_> {
     }
 
     fn apply(&mut self, c: &mut Connection, plan: &LayerPlan, known: &HashMap<String, Known>) -> Result<LayerReport> {
-        apply(c, self.root, plan, known)
+        apply(c, self.root, plan, known, self.staged.as_ref())
     }
 }
 
@@ -435,8 +492,20 @@ impl Store {
         wait: bool,
     ) -> Result<LayerReport> {
         let mut c = self.conn()?;
-        let mut m = LayerMirror { root: self.root(), scope, full };
-        let done = mirror::mirror_changes(&mut m, &mut c, lock, || self.mirror_lock(wait))?;
+        let usage_path = self.root().join(USAGE_FILE);
+        let mut tries = 0;
+        let done = loop {
+            // usage.json is parsed before the lock is taken (module docs), unless the caller
+            // holds it already or the file kept changing under us.
+            let staged = if lock.is_none() && tries < STAGE_TRIES { self.stage_usage(&c, full, wait)? } else { None };
+            let mut m = LayerMirror { root: self.root(), scope, full, staged };
+            match mirror::mirror_changes(&mut m, &mut c, lock, || self.mirror_lock(wait)) {
+                Err(Error::Changed(p)) if p == usage_path && tries < STAGE_TRIES => tries += 1,
+                r => break r,
+            }
+        };
+        let _ = crate::layers::usage::ops::drop_stage(&c);
+        let done = done?;
         let Some((disk, applied)) = done.applied else {
             return Ok(LayerReport { files_scanned: done.first.len(), ..Default::default() });
         };
@@ -445,6 +514,56 @@ impl Store {
             self.usage_pending.store(true, std::sync::atomic::Ordering::Relaxed);
         }
         Ok(LayerReport { files_scanned: disk.len(), ..applied })
+    }
+
+    /// Reads usage.json into `c`'s staging table without the writer lock when its stat
+    /// differs from the recorded row (or `full`), for [`apply_usage`] to swap in under the
+    /// lock (module docs). A first pass only hashes it: bytes equal to the recorded ones are not
+    /// parsed. `None` when there is nothing to stage: no file, an unchanged stat, a file that
+    /// changed during both reads of [`STAGE_TRIES`] attempts, or (`!wait`) a writer lock that is
+    /// taken now, so the parse could not be swapped in anyway (the reader answers `stale`).
+    fn stage_usage(&self, c: &Connection, full: bool, wait: bool) -> Result<Option<Staged>> {
+        use crate::layers::usage::ops;
+        use std::io::{Seek, SeekFrom};
+        let path = self.root().join(USAGE_FILE);
+        let Some(meta) = std::fs::symlink_metadata(&path).ok().filter(|m| m.is_file()) else { return Ok(None) };
+        let row: Option<(i64, i64, i64, String)> = c
+            .prepare_cached("SELECT size, mtime_ns, inode, hash FROM layer_files WHERE path = ?1")?
+            .query_row([USAGE_FILE], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .optional()?;
+        let (size, mtime_ns, inode) = crate::files::identity::identity(&meta);
+        if !full && row.as_ref().is_some_and(|r| (r.0, r.1, r.2) == (size, mtime_ns, inode)) {
+            return Ok(None);
+        }
+        if !wait {
+            match self.mirror_lock(false) {
+                Ok(probe) => drop(probe),
+                Err(e) if crate::index::store::is_busy(&e) => return Ok(None),
+                Err(e) => return Err(e),
+            }
+        }
+        for _ in 0..STAGE_TRIES {
+            let mut file = match std::fs::File::open(&path) {
+                Ok(f) => f,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+                Err(e) => return Err(Error::io(&path, e)),
+            };
+            let fstat = |f: &std::fs::File| f.metadata().map(|m| full_ident(&m)).map_err(|e| Error::io(&path, e));
+            let before = fstat(&file)?;
+            let digest = ops::digest_of(&file).map_err(|e| Error::io(&path, e))?;
+            let staged = if row.as_ref().is_some_and(|r| r.3 == digest.sha1) {
+                Staged { ident: before, digest, status: None }
+            } else {
+                file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(&path, e))?;
+                let (status, digest) = ops::stage(c, &file)?;
+                Staged { ident: before, digest, status: Some(status) }
+            };
+            // Written to while we read: what we read may be half old, half new.
+            if fstat(&file)? == before && staged.digest.size == before.0 {
+                return Ok(Some(staged));
+            }
+        }
+        Ok(None)
     }
 
     /// The mirrored bytes of a layer file (`hot.md`, `summaries/...`), `None` when it has no

@@ -163,7 +163,8 @@ impl Memory {
     }
 
     /// `mem_write`: appends one entry to today's cold file (local date in the configured zone).
-    /// Same-day identical tag + text → `added: false`; with a different `source`, only that
+    /// Same-day identical tag + text → `added: false` (tags compare case-insensitively, as
+    /// `by-tag` does; text and tag after NFC); with a different `source`, only that
     /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
     /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
     /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`](crate::Error::OutsideRoot)).
@@ -336,9 +337,12 @@ impl Memory {
     /// Natural-language retrieval, time-gated when the question holds a time expression
     /// (`query::retrieve` module docs): stop words removed, OR-scored BM25, the one score of
     /// `recall`; without a time expression the same search over the whole archive. Errors:
-    /// `limit` outside 1–50, an invalid explicit range (field `time_range`), or a question with
-    /// more than 2048 distinct probes (field `query`). A question of stop words only returns an
-    /// empty result (without a window) or the window's newest entries.
+    /// an empty or blank question without an explicit range (field `query`, as `recall` refuses
+    /// an empty keyword; with `time_range` a blank question lists the window's newest entries),
+    /// `limit` outside 1–50, an
+    /// invalid explicit range (field `time_range`), or a question with more than 2048 distinct
+    /// probes (field `query`). A question of stop words only returns an empty result (without a
+    /// window) or the window's newest entries.
     ///
     /// ```
     /// use memlayers::{Config, Memory, RetrieveArgs, WindowSource, WriteArgs};
@@ -359,6 +363,12 @@ impl Memory {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn retrieve(&self, args: &RetrieveArgs) -> Result<RetrieveResult> {
+        if args.query.trim().is_empty() && args.time_range.is_none() {
+            return Err(crate::Error::bad(
+                "query",
+                "is empty: ask a question, e.g. \"上周 火锅\", or give from/to to list a window",
+            ));
+        }
         self.store.retrieve(args)
     }
 

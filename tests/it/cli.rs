@@ -47,6 +47,12 @@ fn bad_input_exits_2_and_names_the_field() {
         (vec!["by-date", "2026-10-02", "2026-10-01"], "invalid from"),
         (vec!["recall", "x", "--limit", "99"], "invalid limit"),
         (vec!["recall", "x", "--mode", "xor"], "invalid mode"),
+        (vec!["recall", ""], "invalid keyword"),
+        // An empty or blank question is a usage error for retrieve too (it exited 0 with an
+        // empty result while `recall ""` exited 2); with --from/--to it lists the window
+        // (retrieve::a_blank_question_needs_a_range_and_then_lists_the_window).
+        (vec!["retrieve", ""], "invalid query"),
+        (vec!["retrieve", " \t "], "invalid query"),
         (vec!["write", " "], "invalid text"),
         (vec!["write", "x", "--source", "{bad"], "invalid source"),
         (vec!["--tz", "Mars/Base", "recent"], "invalid tz"),

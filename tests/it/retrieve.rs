@@ -219,3 +219,30 @@ fn recency_term_is_off_by_default() {
     }
     // With recencyTauDays it acts only without a window: tests/it/ranking.rs.
 }
+
+/// A blank question has nothing to ask unless a range is given (then the window is the
+/// question, listed newest first, as the benchmark's window-only calls do). Without one it is a
+/// usage error naming `query`, as `recall ""` names `keyword` (it returned an empty result).
+/// 2026-10-20 .. 2026-10-22 of the example archive: 4 + 0 + 5 entries (counted in the files).
+#[test]
+fn a_blank_question_needs_a_range_and_then_lists_the_window() {
+    let (_d, m) = example();
+    for q in ["", "  \t "] {
+        let e = m.retrieve(&RetrieveArgs { query: q.into(), ..Default::default() }).unwrap_err();
+        assert!(matches!(&e, memlayers::Error::BadInput { field, .. } if field == "query"), "{e:?}");
+    }
+    let from = chrono::NaiveDate::from_ymd_opt(2026, 10, 20).unwrap();
+    let to = chrono::NaiveDate::from_ymd_opt(2026, 10, 22).unwrap();
+    let r = m
+        .retrieve(&RetrieveArgs {
+            query: String::new(),
+            time_range: Some(TimeRange::Dates { from, to }),
+            limit: Some(50),
+            ..Default::default()
+        })
+        .unwrap();
+    assert_eq!(r.matched, 9);
+    assert_eq!(r.items.len(), 9);
+    assert!(r.items[0].content.starts_with("读书笔记：《长安的荔枝》前半本"), "{}", r.items[0].content);
+    assert_eq!(r.items[8].content, "午饭点了黄焖鸡米饭");
+}

@@ -242,6 +242,9 @@ async def run(root, log):
             assert r["returned"] == 0, r
             await c.bad("mem_retrieve", {"query": "火锅", "from": "2026-11-01"}, "to")
             await c.bad("mem_retrieve", {"query": "火锅", "limit": 99}, "limit")
+            await c.bad("mem_retrieve", {"query": ""}, "query")
+            await c.bad("mem_retrieve", {"query": "   "}, "query")
+            await c.bad("mem_recall", {"keyword": ""}, "keyword")
             await c.bad("mem_retrieve", {"query": "火锅", "tz": "Nowhere/City"}, "tz")
 
             # -- hot set: body replaced, candidates kept

@@ -360,7 +360,7 @@ topics are kept unless content carries its own <!-- candidates:start/end --> or 
             name: "mem_write",
             description: "Append one memory to today's cold file (cold/YYYY-MM/YYYY-MM-DD.md). Use it for details \
 worth keeping: one line, whitespace collapsed, at most 4000 chars; give a tag so mem_by_tag finds it. important: true \
-also puts it among the hot layer's candidates. An identical (tag + text) entry of today is not written twice \
+also puts it among the hot layer's candidates. An identical (tag, case-insensitive, + text) entry of today is not written twice \
 (added: false); a new source only updates its source marker.",
             input: object(
                 "Arguments.",

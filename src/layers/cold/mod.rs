@@ -159,14 +159,15 @@ fn entries_in(bytes: &[u8]) -> Vec<Entry> {
 }
 
 /// Scans a day file's bytes for `write`: the number of entries, and the first entry with the
-/// same tag and text ([`same_text`]) with its 0-based line index (split on `\n`), if any.
+/// same tag ([`same_tag`]) and text ([`same_text`]) with its 0-based line index (split on
+/// `\n`), if any.
 fn find_duplicate(bytes: &[u8], tag: &str, text: &str) -> (usize, Option<(usize, Entry)>) {
     let mut count = 0usize;
     let mut dup: Option<(usize, Entry)> = None;
     for (i, line) in String::from_utf8_lossy(bytes).split('\n').enumerate() {
         if let LineKind::Entry(e) = parse_line(line) {
             count += 1;
-            if dup.is_none() && same_text(&e.tag, tag) && same_text(&e.content, text) {
+            if dup.is_none() && same_tag(&e.tag, tag) && same_text(&e.content, text) {
                 dup = Some((i, e));
             }
         }
@@ -179,6 +180,23 @@ fn find_duplicate(bytes: &[u8], tag: &str, text: &str) -> (usize, Option<(usize,
 pub fn same_text(a: &str, b: &str) -> bool {
     use unicode_normalization::UnicodeNormalization;
     a == b || a.nfc().eq(b.nfc())
+}
+
+/// True when `rest` — a day file's bytes from the offset where an append of `tail` started —
+/// is a non-empty proper prefix of `tail`: the append was cut short (the process died in the
+/// middle of its `write`, or the machine went down before all of it reached the disk) and
+/// nothing else was written after it. Those bytes are memlayers' own, never acknowledged, and
+/// can be cut off without touching a byte of anyone else's. Anything else (nothing of it, all
+/// of it, other bytes after or instead of it) is not a torn append of `tail`.
+pub fn torn_append(rest: &[u8], tail: &[u8]) -> bool {
+    !rest.is_empty() && rest.len() < tail.len() && tail.starts_with(rest)
+}
+
+/// Tag equality for `write`'s same-day duplicate check: [`same_text`] after Unicode lower-casing,
+/// the folding `by-tag` matches with (`[A] x` and `[a] x` are one tag there, so writing the
+/// second after the first is a duplicate, not a new entry). The stored tag is never rewritten.
+pub fn same_tag(a: &str, b: &str) -> bool {
+    same_text(a, b) || same_text(&a.to_lowercase(), &b.to_lowercase())
 }
 
 /// Identity of an entry for `append_entries`: tag, text and source marker together (a sunk
@@ -268,5 +286,29 @@ mod tests {
         assert_eq!(line, 3);
         assert_eq!(e.content, "cafe\u{301}");
         assert_eq!(find_duplicate(day.as_bytes(), "u", "cafe"), (2, None));
+    }
+
+    #[test]
+    fn a_torn_append_is_a_proper_prefix_of_the_tail_and_nothing_else() {
+        let tail = b"- [2026-10-21T04:00:00.000Z] [t] x\n";
+        assert!(torn_append(b"- [2026-10", tail));
+        assert!(torn_append(b"- [2026-10-21T04:00:00.000Z] [t] x", tail), "all but the newline");
+        assert!(!torn_append(b"", tail), "nothing written: nothing to cut");
+        assert!(!torn_append(tail, tail), "written whole");
+        assert!(!torn_append(b"- [2026-10-21T05", tail), "someone else's line");
+        assert!(!torn_append(b"- [2026-10- [2026-10-21T05:00:00.000Z] [h] hand\n", tail), "a hand line after it");
+    }
+
+    #[test]
+    fn tags_of_duplicates_compare_as_by_tag_does() {
+        // Case folds (ASCII and beyond: Straße/STRASSE is not a lower-case pair, É/é is), NFC too.
+        assert!(same_tag("Work", "work"));
+        assert!(same_tag("\u{c9}t\u{e9}", "\u{e9}t\u{e9}"));
+        assert!(same_tag("E\u{301}te\u{301}", "\u{e9}t\u{e9}"));
+        assert!(!same_tag("Straße", "STRASSE"));
+        assert!(!same_tag("work", "works"));
+        let day = "- [2026-10-21T01:00:00.000Z] [Work] 周会\n";
+        let (count, dup) = find_duplicate(day.as_bytes(), "work", "周会");
+        assert_eq!((count, dup.map(|(i, e)| (i, e.tag))), (1, Some((0, "Work".to_string()))));
     }
 }

@@ -12,6 +12,24 @@
 //! error always means the file was not touched. Existing bytes (headings, notes, odd lines,
 //! even invalid UTF-8) are kept as they are. Dates the layout cannot name (years outside
 //! 0001–9999) are refused.
+//!
+//! A torn append (issue 14 point 1): `O_APPEND` is not atomic against a crash — a process
+//! killed in the middle of its `write(2)` (the kernel checks for a fatal signal between
+//! pages), a file-size limit, or a power cut can leave the first part of a line without its
+//! end. Such a line was never acknowledged, but it would stay as a malformed (or, cut at a
+//! character boundary, a shortened but valid) entry, and the next write would start a new line
+//! after it. So before appending, `write` records the append in the index's `meta` table
+//! ([`META_APPEND`]: day file, offset, the bytes), and clears it once the bytes are in the
+//! file and synced. The next write of any day (and `append_entries`, and an import), under
+//! the writer lock, looks at a record left behind: if the file holds, from that offset to its
+//! end, a non-empty proper prefix of those bytes and nothing else
+//! ([`crate::layers::cold::torn_append`]), they are cut off (a compare-and-swap rewrite, so a
+//! hand append at that instant is kept) and the write reports it in its warnings. Bytes it
+//! cannot prove are its own — a hand line after the torn part, anything else — are never
+//! touched: they stay, reported as malformed by `check` and `sync`. Until that next write, a
+//! torn line is visible to queries as what it is in the file. Imports (which append whole
+//! batches of lines) are not recorded: an import killed midway is run again, and its last line,
+//! if torn, is reported as malformed.
 
 use std::path::Path;
 
@@ -30,7 +48,8 @@ use crate::{Error, Result};
 
 impl Store {
     /// `mem_write`: appends one entry to today's cold file (local date in the configured zone).
-    /// Same-day identical tag + text → `added: false`; with a different `source`, only that
+    /// Same-day identical tag + text → `added: false` (tags compare case-insensitively, as
+    /// `by-tag` does; text and tag after NFC); with a different `source`, only that
     /// line's marker is updated (`sourceUpdated: true`). Errors name the field (`text`, `tag`,
     /// `source.*`); a lock timeout or I/O error leaves the file as it was; a month folder or
     /// day file that is a symlink out of the data root is refused ([`Error::OutsideRoot`]).
@@ -48,10 +67,80 @@ impl Store {
         if let Some(dir) = path.parent() {
             cas::clean_temps(dir);
         }
+        let repaired = self.repair_torn_append(&lock);
         for _ in 0..cas::MAX_REDO {
-            if let Some(result) = self.write_once(&lock, args, &path, day, now, &tag, &text)? {
+            if let Some(mut result) = self.write_once(&lock, args, &path, day, now, &tag, &text)? {
+                result.warnings.splice(0..0, repaired);
                 return Ok(result);
             }
+        }
+        Err(kept_changing(&path))
+    }
+
+    /// Records, before appending `tail` at byte `at` of the day file `rel`, what is being
+    /// appended (module docs). False when it could not be recorded (the index is full or
+    /// locked): the append goes on without the record, as before.
+    fn journal_append(&self, day: NaiveDate, at: usize, tail: &[u8]) -> bool {
+        let Ok(tail) = std::str::from_utf8(tail) else { return false };
+        let v = serde_json::json!({ "date": day.format("%Y-%m-%d").to_string(), "at": at, "tail": tail });
+        self.conn()
+            .and_then(|c| {
+                c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", [META_APPEND, &v.to_string()])?;
+                Ok(())
+            })
+            .is_ok()
+    }
+
+    fn clear_append(&self) -> Result<()> {
+        self.conn()?.execute("DELETE FROM meta WHERE key = ?1", [META_APPEND])?;
+        Ok(())
+    }
+
+    /// Cuts off an append torn by a crash, if one is recorded and the day file still ends with
+    /// it (module docs); the caller holds the writer lock. Returns the warnings to report: what
+    /// was cut, from which file. Problems (the index or the file unreadable) are warnings too:
+    /// the record then stays for the next write.
+    pub(crate) fn repair_torn_append(&self, lock: &WriterLock) -> Vec<String> {
+        match self.try_repair_torn_append(lock) {
+            Ok(w) => w,
+            Err(e) => vec![format!("an interrupted earlier write could not be checked: {e}")],
+        }
+    }
+
+    fn try_repair_torn_append(&self, lock: &WriterLock) -> Result<Vec<String>> {
+        use rusqlite::OptionalExtension;
+        let rec: Option<String> =
+            self.conn()?.query_row("SELECT value FROM meta WHERE key = ?1", [META_APPEND], |r| r.get(0)).optional()?;
+        let Some(rec) = rec else { return Ok(vec![]) };
+        let parsed = serde_json::from_str::<serde_json::Value>(&rec).ok().and_then(|v| {
+            let day = NaiveDate::parse_from_str(v["date"].as_str()?, "%Y-%m-%d").ok()?;
+            Some((day, v["at"].as_u64()? as usize, v["tail"].as_str()?.to_string()))
+        });
+        let Some((day, at, tail)) = parsed else {
+            self.clear_append()?;
+            return Ok(vec![]);
+        };
+        let rel = cold_rel(day);
+        let path = crate::files::safe_join(self.root(), &rel)?;
+        for _ in 0..cas::MAX_REDO {
+            let snap = cas::read(&path)?;
+            if snap.ident.is_none() || snap.bytes.len() <= at || !super::torn_append(&snap.bytes[at..], tail.as_bytes())
+            {
+                self.clear_append()?;
+                return Ok(vec![]);
+            }
+            if cas::replace(&path, &snap, &snap.bytes[..at])? == Outcome::Changed {
+                continue;
+            }
+            self.clear_append()?;
+            let mut warnings = vec![format!(
+                "removed the unfinished end of an earlier write that was interrupted (never acknowledged) from {rel}: {:?}",
+                String::from_utf8_lossy(&snap.bytes[at..])
+            )];
+            if let Err(e) = self.mirror_day(lock, day) {
+                warnings.push(index_lags(&e));
+            }
+            return Ok(warnings);
         }
         Err(kept_changing(&path))
     }
@@ -86,6 +175,8 @@ impl Store {
             warnings: Vec::new(),
         };
         if let Some((idx, existing)) = dup {
+            // The line as stored: its tag may differ in case from the one asked for.
+            result.tag = existing.tag.clone();
             result.ts = format_ts(existing.ts);
             result.source = existing.source.clone();
             if let Some(src) = &args.source
@@ -112,7 +203,14 @@ impl Store {
         // A pure append to a whole file goes through O_APPEND (a hand `>>` at the same instant
         // lands next to it, never under it); anything else is a compare-and-swap rewrite.
         let outcome = if snap.ident.is_some() && (snap.bytes.is_empty() || snap.bytes.ends_with(b"\n")) {
-            cas::append(path, &snap, &bytes[snap.bytes.len()..])?
+            let tail = &bytes[snap.bytes.len()..];
+            let journaled = self.journal_append(day, snap.bytes.len(), tail);
+            let outcome = cas::append(path, &snap, tail)?;
+            // Kept on an error: the file was cut back, and the next write checks it again.
+            if journaled {
+                let _ = self.clear_append();
+            }
+            outcome
         } else {
             cas::replace(path, &snap, &bytes)?
         };
@@ -183,6 +281,7 @@ impl Store {
         if let Some(dir) = path.parent() {
             cas::clean_temps(dir);
         }
+        let repaired = self.repair_torn_append(lock);
         for _ in 0..cas::MAX_REDO {
             let snap = cas::read(&path)?;
             let existing = entries_in(&snap.bytes);
@@ -195,7 +294,7 @@ impl Store {
                     added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
                 }
             }
-            let mut warnings = Vec::new();
+            let mut warnings = repaired.clone();
             if !added.is_empty() {
                 let raced = match cas::replace(&path, &snap, &bytes)? {
                     Outcome::Changed => continue,
@@ -244,6 +343,10 @@ impl Store {
         Ok(PreparedDay { day, path, snap, count, bytes, added })
     }
 }
+
+/// `meta` key of the append in flight of [`Store::write`] (module docs): JSON
+/// `{"date": "YYYY-MM-DD", "at": byte offset, "tail": the bytes being appended}`.
+pub const META_APPEND: &str = "append_in_flight";
 
 /// The warning of a write whose file is stored but whose index row could not be written (a
 /// full disk, a locked or damaged index): the next sync catches up from the file.
