@@ -160,9 +160,6 @@ impl Store {
             let mut redo = Vec::new();
             let mut raced = Vec::new();
             let mut c = self.conn()?;
-            // Bulk writes read pages they rewrite: not through the memory map
-            // (`index::set_mmap`; left off on this pooled connection if the batch fails).
-            let mmap = crate::index::set_mmap(&c, 0)?;
             let tx = c.transaction()?;
             for ((i, p), o) in prepared.iter().zip(outcomes) {
                 match o {
@@ -179,7 +176,6 @@ impl Store {
                 }
             }
             tx.commit()?;
-            crate::index::set_mmap(&c, mmap)?;
             for day in raced {
                 self.mirror_day(lock, day)?;
             }

@@ -376,20 +376,6 @@ pub fn compact(c: &Connection) -> Result<()> {
     Ok(())
 }
 
-/// Sets the memory map of `c` (`PRAGMA mmap_size`, bytes; 0 = off) and returns the previous
-/// size. Bulk writes (sync's mirroring, an import's batches, [`compact_after_bulk`]) turn it
-/// off and back on: every page they read through the map ([`MMAP_BYTES`]) stays counted in
-/// the process's resident memory, and a bulk load reads most of the file (FTS5 merges read
-/// whole segments): an import of 1M entries peaked at 225 MB with the map on, 120 MB
-/// without. Queries keep it. Errors: SQLite's.
-pub fn set_mmap(c: &Connection, bytes: i64) -> Result<i64> {
-    let was: i64 = c.query_row("PRAGMA mmap_size", [], |r| r.get(0))?;
-    if was != bytes {
-        c.pragma_update(None, "mmap_size", bytes)?;
-    }
-    Ok(was)
-}
-
 /// Page cache of the `VACUUM` in [`compact_after_bulk`], KiB as `PRAGMA cache_size` takes
 /// it (negative = KiB): 2 MB, SQLite's default.
 pub const VACUUM_CACHE_KIB: i64 = -2_000;
@@ -415,17 +401,13 @@ pub fn compact_after_bulk(c: &Connection, added: usize) -> Result<bool> {
         return Ok(false);
     }
     // VACUUM through a small page cache: with the connection's 32 MB it took 71 MB of RSS
-    // at 1M entries (a cache for the copy too), with 2 MB 9 MB, and it ran no slower.
-    // Nor through the memory map ([`set_mmap`]): the rewrite reads every page (326 MB of RSS
-    // for an import of 1M entries with it).
+    // at 1M entries (a cache for the copy too), with 2 MB 9 MB (sqlite3 shell, 1.6 s vs 2.2 s).
     let cache: i64 = c.query_row("PRAGMA cache_size", [], |r| r.get(0))?;
     c.pragma_update(None, "cache_size", VACUUM_CACHE_KIB)?;
-    let mmap = set_mmap(c, 0)?;
     let run = c
         .execute_batch("INSERT INTO entries_fts(entries_fts) VALUES('optimize'); VACUUM;")
         .and_then(|_| c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())));
     c.pragma_update(None, "cache_size", cache)?;
-    set_mmap(c, mmap)?;
     match run {
         Ok(()) => Ok(true),
         Err(rusqlite::Error::SqliteFailure(f, _))

@@ -267,21 +267,6 @@ pub fn apply(
     tz: Option<chrono_tz::Tz>,
     progress: &mut dyn FnMut(usize),
 ) -> Result<SyncReport> {
-    // Mirroring reads pages it rewrites: not through the memory map (`index::set_mmap`).
-    let mmap = crate::index::set_mmap(c, 0)?;
-    let rep = apply_unmapped(c, root, p, known, tz, progress);
-    crate::index::set_mmap(c, mmap)?;
-    rep
-}
-
-fn apply_unmapped(
-    c: &mut Connection,
-    root: &Path,
-    p: &Plan,
-    known: &HashMap<String, Known>,
-    tz: Option<chrono_tz::Tz>,
-    progress: &mut dyn FnMut(usize),
-) -> Result<SyncReport> {
     let mut rep = SyncReport::default();
     for chunk in p.removed.chunks(BATCH_FILES) {
         let tx = c.transaction()?;

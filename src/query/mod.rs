@@ -123,6 +123,19 @@ fn file_counts(c: &Connection, from: NaiveDate, to: NaiveDate) -> Result<(i64, i
 /// rows cost (sorting by `ts` took 258 ms for `去年` at 1M entries, tools/BENCH_RESULTS.md).
 pub const WINDOW_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 ORDER BY e.id DESC LIMIT ?3";
 
+/// SQL of an exact UTC filter `[?a, ?b)` on the `entries` view, the bounds bound as entry
+/// timestamp text (`format_ts`, whole milliseconds): ` AND {alias}.ts_ms >= … AND {alias}.ts_ms
+/// < …`. It compares `ts_ms` (integer arithmetic on the stored offset, migration V8) rather
+/// than the `ts` text, which the view formats for every row it looks at: at 1M entries,
+/// counting 432k rows of a 5-year window took 0.09 s this way against 0.59 s on `ts`. Each
+/// bound becomes milliseconds once per statement, `round((julianday(t) - 2440587.5) ×
+/// 86400000)` (2440587.5 is 1970-01-01's Julian day), exact for whole-millisecond instants:
+/// julianday's rounding error near 2.4e6 days is under 0.05 ms.
+pub fn ts_filter_sql(alias: &str, a: usize, b: usize) -> String {
+    let ms = |p: usize| format!("CAST(round((julianday(?{p}) - 2440587.5) * 86400000) AS INTEGER)");
+    format!(" AND {alias}.ts_ms >= {} AND {alias}.ts_ms < {}", ms(a), ms(b))
+}
+
 /// The SQL of a tag listing: the `entries_tag` index, newest first. It orders by `ts_ms`, the
 /// index's key (migration V8), which orders exactly as the `ts` text; equal instants come
 /// newest id first, as the index walked backwards gives them.

@@ -422,7 +422,10 @@ impl Store {
                 |r| r.get(0),
             )?,
             (Some((a, b)), _) => c.query_row(
-                "SELECT count(*) FROM entries WHERE id BETWEEN ?1 AND ?2 AND ts >= ?3 AND ts < ?4",
+                &format!(
+                    "SELECT count(*) FROM entries e WHERE e.id BETWEEN ?1 AND ?2{}",
+                    crate::query::ts_filter_sql("e", 3, 4)
+                ),
                 params![g.range.0, g.range.1, crate::files::entry::format_ts(a), crate::files::entry::format_ts(b)],
                 |r| r.get(0),
             )?,
@@ -475,7 +478,10 @@ fn asks(content: &str) -> bool {
 /// SQL of a window-only listing (rowid range, optional exact UTC filter), newest first.
 pub fn window_sql(ts_filter: bool) -> &'static str {
     if ts_filter {
-        "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 AND e.ts >= ?4 AND e.ts < ?5 ORDER BY e.id DESC LIMIT ?3"
+        // crate::query::ts_filter_sql("e", 4, 5), written out for a static string.
+        "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 \
+         AND e.ts_ms >= CAST(round((julianday(?4) - 2440587.5) * 86400000) AS INTEGER) \
+         AND e.ts_ms < CAST(round((julianday(?5) - 2440587.5) * 86400000) AS INTEGER) ORDER BY e.id DESC LIMIT ?3"
     } else {
         crate::query::WINDOW_SQL
     }

@@ -280,8 +280,11 @@ pub fn count_matches(
 ) -> Result<i64> {
     Ok(match (range, ts) {
         (Some((lo, hi)), Some((a, b))) => c.query_row(
-            "SELECT count(*) FROM entries_fts JOIN entries x ON x.id = entries_fts.rowid \
-             WHERE entries_fts MATCH ?1 AND entries_fts.rowid BETWEEN ?2 AND ?3 AND x.ts >= ?4 AND x.ts < ?5",
+            &format!(
+                "SELECT count(*) FROM entries_fts JOIN entries x ON x.id = entries_fts.rowid \
+                 WHERE entries_fts MATCH ?1 AND entries_fts.rowid BETWEEN ?2 AND ?3{}",
+                crate::query::ts_filter_sql("x", 4, 5)
+            ),
             params![fts, lo, hi, a, b],
             |r| r.get(0),
         )?,

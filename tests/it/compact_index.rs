@@ -290,3 +290,24 @@ fn the_entries_view_derives_day_file_line_key_and_instant() {
         vec![None, o("rust"), o("RUST"), None, o("rust"), None, None, o("rust"), o("äpfel"), None, None]
     );
 }
+
+#[test]
+fn the_exact_utc_filter_on_ts_ms_is_half_open_to_the_millisecond() {
+    let dir = tag_root();
+    let m = open_at(dir.path(), NOW);
+    let c = m.conn().unwrap();
+    let between = |a: &str, b: &str| -> Vec<String> {
+        let sql = format!(
+            "SELECT e.content FROM entries e WHERE e.id BETWEEN ?1 AND ?2{} ORDER BY e.id",
+            memlayers::query::ts_filter_sql("e", 3, 4)
+        );
+        let mut st = c.prepare(&sql).unwrap();
+        st.query_map(rusqlite::params![0i64, i64::MAX, a, b], |r| r.get(0)).unwrap().map(Result::unwrap).collect()
+    };
+    // [03:00, 04:00): b and d at 03:00 are in, f at 04:00 is out.
+    assert_eq!(between("2026-10-20T03:00:00.000Z", "2026-10-20T04:00:00.000Z"), ["b", "d"]);
+    // A millisecond on either side of i (2026-10-19T23:59:59.999Z).
+    assert_eq!(between("2026-10-19T23:59:59.999Z", "2026-10-20T00:00:00.000Z"), ["i"]);
+    assert!(between("2026-10-19T23:59:59.998Z", "2026-10-19T23:59:59.999Z").is_empty());
+    assert_eq!(between("2026-10-19T23:59:59.998Z", "2026-10-20T01:00:00.001Z"), ["a", "i"]);
+}
