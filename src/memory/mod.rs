@@ -363,12 +363,6 @@ impl Memory {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn retrieve(&self, args: &RetrieveArgs) -> Result<RetrieveResult> {
-        if args.query.trim().is_empty() && args.time_range.is_none() {
-            return Err(crate::Error::bad(
-                "query",
-                "is empty: ask a question, e.g. \"上周 火锅\", or give from/to to list a window",
-            ));
-        }
         self.store.retrieve(args)
     }
 

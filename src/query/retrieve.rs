@@ -8,7 +8,7 @@
 //!    `RetrieveArgs { no_time: true, .. }` returns (same ids, same order). `recall` keeps the
 //!    plugin's keyword semantics (AND of every term by default).
 //! 3. With a window: the window's local dates become a rowid range inside the FTS5 query
-//!    (`entries_fts MATCH ? AND rowid BETWEEN ? AND ?`), applied before `bm25()` ranks. The
+//!    (`entries_fts MATCH ? AND rowid BETWEEN ? AND ?`), applied before BM25 ranks. The
 //!    text left after removing the time expression is stripped of stop words
 //!    (`stopwords`) and scored by BM25 in OR mode, so "我吃了什么" still finds 「晚饭吃了火锅」.
 //!    When the window's boundaries are not local midnights of the configured zone (an explicit
@@ -251,9 +251,16 @@ impl Store {
 
     /// Time-gated retrieval (module docs). Errors: `limit` outside 1–50, `query` longer than
     /// [`MAX_QUERY_CHARS`](crate::query::search::MAX_QUERY_CHARS) code points, an invalid explicit
-    /// range (field `time_range`), or — without a window — a query with nothing to search
-    /// (as recall, field `keyword`).
+    /// range (field `time_range`), or a blank query without an explicit range (field
+    /// `query`). A query left with nothing to search after its time expression and stop words
+    /// are removed is not an error: it lists the window, or returns nothing without one.
     pub fn retrieve(&self, args: &RetrieveArgs) -> Result<RetrieveResult> {
+        if args.query.trim().is_empty() && args.time_range.is_none() {
+            return Err(crate::Error::bad(
+                "query",
+                "is empty: ask a question, e.g. \"上周 火锅\", or give from/to to list a window",
+            ));
+        }
         let limit = check_range("limit", args.limit.unwrap_or(10), 1, 50)? as usize;
         crate::query::search::check_query_length("query", &args.query)?;
         let tz = args.tz.unwrap_or(self.frame_tz());
@@ -277,9 +284,7 @@ impl Store {
             }
             let ((hits, matched, sql), stale) = self.read_synced(|| {
                 let (hits, matched, sql) = match &oq {
-                    Some((q, _)) => {
-                        self.search_explained(q, None, None, limit, self.config().recency_tau_days, args.explain)?
-                    }
+                    Some((q, _)) => self.search(q, None, None, limit, self.config().recency_tau_days, args.explain)?,
                     None => (vec![], 0, crate::query::search::ranked_sql(false, false)),
                 };
                 Ok((self.with_replies(hits, limit)?, matched, sql))
@@ -466,7 +471,7 @@ impl Store {
     fn search_gated(&self, q: &Query, g: Gate, limit: usize, explain: bool) -> Result<crate::query::search::Searched> {
         // Inside a window time never votes: no recency decay (rule 6).
         let ts = g.ts.map(|(a, b)| (crate::files::entry::format_ts(a), crate::files::entry::format_ts(b)));
-        self.search_explained(q, Some(g.range), ts, limit, None, explain)
+        self.search(q, Some(g.range), ts, limit, None, explain)
     }
 }
 

@@ -532,7 +532,7 @@ impl Store {
         let q = Query::new(keyword, mode)?;
         let tau = self.config().recency_tau_days;
         let ((items, matched, (files, entries)), stale) = self.read_synced(|| {
-            let (items, matched) = self.search(&q, None, None, limit, tau)?;
+            let (items, matched, _) = self.search(&q, None, None, limit, tau, false)?;
             Ok((items, matched, index_totals(&*self.conn()?)?))
         })?;
         let items: Vec<Item> = items.into_iter().map(|(i, _)| i).collect();
@@ -551,21 +551,9 @@ impl Store {
     }
 
     /// Ranked search shared by recall and retrieve: items with `score` and `matched` filled,
-    /// their score parts, and the number of matching entries.
+    /// their score parts, the number of matching entries, and the SQL that found the
+    /// candidates (for `explain`). `exact_bm25`: see [`RankOpts::exact_bm25`].
     pub(crate) fn search(
-        &self,
-        q: &Query,
-        range: Option<(i64, i64)>,
-        ts: Option<(String, String)>,
-        limit: usize,
-        tau_days: Option<f64>,
-    ) -> Result<(Vec<(Item, ScoreParts)>, i64)> {
-        self.search_explained(q, range, ts, limit, tau_days, false).map(|(h, m, _)| (h, m))
-    }
-
-    /// [`Store::search`], also returning the SQL that found the candidates (for `explain`);
-    /// `exact_bm25`: see [`RankOpts::exact_bm25`].
-    pub(crate) fn search_explained(
         &self,
         q: &Query,
         range: Option<(i64, i64)>,
