@@ -223,7 +223,14 @@ pub enum ReadOnlyIndex {
 pub fn open_read_only(root: &Path) -> Result<(DbPool, OpenState, ReadOnlyIndex)> {
     let path = root.join(INDEX_FILE);
     if !is_symlink(&path) && stamp::classify(&path, first_migration()) == stamp::Verdict::Ours {
-        let uri = format!("file:{}?immutable=1", uri_path(&path));
+        // A one-call process (the CLI) leaves its last commits in the WAL. `immutable` would
+        // read the main file alone, an older snapshot (a newcomer's read-only root answered
+        // nothing); read-only without it reads the WAL through the -shm file left beside it
+        // (SQLite 3.22+: https://sqlite.org/wal.html#readonly). With no WAL, nothing to read.
+        let wal = PathBuf::from(format!("{}-wal", path.display()));
+        let in_wal = std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0);
+        let mode = if in_wal { "mode=ro" } else { "immutable=1" };
+        let uri = format!("file:{}?{mode}", uri_path(&path));
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         if Connection::open_with_flags(&uri, flags).is_ok_and(|c| up_to_date_conn(&c).is_some()) {
             let manager = SqliteConnectionManager::file(&uri).with_flags(flags).with_init(|c| {

@@ -414,10 +414,26 @@ fn small_tmpfs(kib: usize) -> Result<Mounted, String> {
 }
 
 fn read_only_root(with_index: bool) {
+    read_only_root_made(with_index, false)
+}
+
+/// `per_call`: the index is made by one-call handles (the CLI), which leave their last
+/// commits in the WAL (`index::init_conn_per_call`): a read-only open must read them.
+fn read_only_root_made(with_index: bool, per_call: bool) {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("mem");
     put(&src, "cold/2026-10/2026-10-21.md", "- [2026-10-21T04:00:00.000Z] [饮食] 晚饭吃了火锅\n");
-    if with_index {
+    if with_index && per_call {
+        let m = Memory::open_per_call(&src, config()).unwrap();
+        assert_eq!(m.recall("火锅", None, None).unwrap().matched, 1);
+        drop(m);
+        // A second day written by the CLI's handle: its rows are in the WAL only.
+        put(&src, "cold/2026-10/2026-10-20.md", "- [2026-10-20T04:00:00.000Z] [饮食] 午饭吃了火锅面\n");
+        let m = Memory::open_per_call(&src, config()).unwrap();
+        assert_eq!(m.recall("火锅", None, None).unwrap().matched, 2);
+        drop(m);
+        assert!(std::fs::metadata(src.join("index.sqlite3-wal")).unwrap().len() > 0, "the WAL holds commits");
+    } else if with_index {
         let m = Memory::open(&src, config()).unwrap();
         assert_eq!(m.recall("火锅", None, None).unwrap().matched, 1);
         m.flush_usage().unwrap();
@@ -434,8 +450,11 @@ fn read_only_root(with_index: bool) {
     let m = Memory::open(&mnt.0, config()).unwrap().with_now(at("2026-10-22T04:00:00Z"));
     assert!(m.warnings().iter().any(|w| w.contains("read-only")), "{:?}", m.warnings());
     let r = m.recall("火锅", None, None).unwrap();
-    assert_eq!(r.items.iter().map(|i| i.content.as_str()).collect::<Vec<_>>(), ["晚饭吃了火锅"]);
-    assert_eq!(m.recent(Some(7), None).unwrap().matched, 1);
+    let want: &[&str] =
+        if per_call { &["晚饭吃了火锅", "午饭吃了火锅面"] } else { &["晚饭吃了火锅"] };
+    assert_eq!(r.items.iter().map(|i| i.content.as_str()).collect::<Vec<_>>(), want);
+    assert_eq!(m.recent(Some(7), None).unwrap().matched, want.len() as i64);
+    assert_eq!(m.stats().unwrap().cold.entries, want.len());
     let e = m.write(&w("新的一条", "x")).unwrap_err().to_string();
     assert!(e.contains("read-only") || e.contains("Read-only"), "{e}");
     let e = m.hot_set("正文").unwrap_err().to_string();
@@ -454,6 +473,11 @@ fn read_only_root_with_an_index_answers_queries() {
 #[test]
 fn read_only_root_without_an_index_answers_queries() {
     read_only_root(false);
+}
+
+#[test]
+fn read_only_root_whose_index_was_made_by_the_cli_answers_from_its_wal() {
+    read_only_root_made(true, true);
 }
 
 /// On a full tmpfs, `write` either fails before touching the day file or succeeds (the line is
