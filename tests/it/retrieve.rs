@@ -77,6 +77,27 @@ fn natural_language_rest_finds_the_dinner() {
 }
 
 #[test]
+fn a_part_of_day_after_de_is_read_with_its_day() {
+    // 前天的晚上 / 两天前的晚上 = 前天晚上 (2026-11-27, evening), and 吃 is what is scored:
+    // the same dinner as natural_language_rest_finds_the_dinner. 昨天的晚饭 keeps 晚饭 (dinner)
+    // as the text: the one-character part of day 晚 is not read after 的.
+    let (_d, m) = example();
+    for q in ["前天的晚上吃了什么", "两天前的晚上吃了什么"] {
+        let r = ask(&m, q);
+        let ex = r.explain.unwrap();
+        let w = ex.window.unwrap();
+        assert_eq!(w.part_of_day.as_deref(), Some("晚上"), "{q}");
+        assert_eq!(w.start_date.to_string(), "2026-11-27", "{q}");
+        assert_eq!(ex.scored_text, "吃", "{q}");
+        assert!(r.items[0].content.starts_with("晚饭吃了火锅"), "{q}: {:?}", r.items);
+    }
+    let r = ask(&m, "昨天的晚饭");
+    let ex = r.explain.unwrap();
+    assert_eq!(ex.window.unwrap().part_of_day, None);
+    assert_eq!(ex.scored_text, "晚饭");
+}
+
+#[test]
 fn rolling_window_and_tag_match() {
     let (_d, m) = example();
     let r = ask(&m, "最近7天 开销");
