@@ -263,6 +263,15 @@ pub fn parse_now(s: &str) -> Result<DateTime<Utc>> {
         .map_err(|_| Error::bad("now", format!("{s:?} is not an RFC 3339 instant such as 2026-11-29T12:00:00+08:00")))
 }
 
+/// True when the `--config` file sets `timezone`.
+fn config_names_zone(cli: &Cli) -> bool {
+    cli.config
+        .as_ref()
+        .and_then(|p| std::fs::read_to_string(p).ok())
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .is_some_and(|v| v.get("timezone").is_some())
+}
+
 fn data_root(cli: &Cli, config: &Config) -> PathBuf {
     match &cli.data_root {
         Some(d) => d.clone(),
@@ -275,8 +284,20 @@ fn data_root(cli: &Cli, config: &Config) -> PathBuf {
 }
 
 fn open(cli: &Cli) -> Result<Memory> {
-    let config = load_config(cli)?;
+    let mut config = load_config(cli)?;
     let root = data_root(cli, &config);
+    // No zone asked for (no --tz, no `timezone` in --config): the zone this data root's files
+    // are dated in (memlayers.json) frames time words too, not this machine's zone. Otherwise a
+    // root made with --tz Asia/Shanghai, queried from a UTC shell, read 今天 as a UTC day and
+    // warned on every call.
+    if cli.tz.is_none()
+        && !config_names_zone(cli)
+        && let Some(zone) = std::fs::read_to_string(root.join(crate::files::zone::ZONE_FILE))
+            .ok()
+            .and_then(|t| crate::files::zone::parse(&t).ok())
+    {
+        config.timezone = zone;
+    }
     // One process per call: `sync` and `import` mirror everything up front, the long-lived
     // MCP server keeps an inotify watch (Memory::open); every other command checks just the
     // day files it reads (Memory::open_per_call), without a watch that this process would

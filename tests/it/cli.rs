@@ -124,3 +124,34 @@ fn an_unknown_tz_variable_is_reported_not_silently_utc() {
     assert!(!text(&out.stderr).contains("time zone"), "{}", text(&out.stderr));
     assert!(root.join("cold/2026-11/2026-11-23.md").exists());
 }
+
+/// With no zone asked for (no --tz, no `timezone` in a config file), time words are framed in
+/// the zone the data root's files are dated in (memlayers.json), not the shell's: a root made
+/// with --tz Asia/Shanghai and queried under TZ=UTC at 2026-12-01T17:30Z (01:30 on 12-02 in
+/// Shanghai) reads 今天 as Shanghai's 2026-12-02, without a zone warning. --tz still wins.
+#[test]
+fn time_words_default_to_the_roots_recorded_zone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("sh");
+    let r = root.to_str().unwrap();
+    let out =
+        ml(&["--data-root", r, "--tz", "Asia/Shanghai", "--now", "2026-12-01T17:30:00Z", "write", "凌晨还在改稿"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(root.join("cold/2026-12/2026-12-02.md").exists());
+    let ask = |extra: &[&str]| {
+        let mut args = vec!["--data-root", r, "--json", "--now", "2026-12-01T17:30:00Z"];
+        args.extend_from_slice(extra);
+        args.extend_from_slice(&["retrieve", "今天 改稿", "--explain"]);
+        Command::new(env!("CARGO_BIN_EXE_memlayers")).env("TZ", "UTC").args(&args).output().unwrap()
+    };
+    let out = ask(&[]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("dated in"), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["explain"]["window"]["startDate"], "2026-12-02");
+    assert_eq!(v["matched"], 1);
+    let out = ask(&["--tz", "UTC"]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["explain"]["window"]["startDate"], "2026-12-01");
+    assert!(text(&out.stderr).contains("dated in Asia/Shanghai"), "{}", text(&out.stderr));
+}
