@@ -153,6 +153,10 @@ pub struct RetrieveResult {
     pub returned: usize,
     /// Best first (or newest first for window-only queries).
     pub items: Vec<Item>,
+    /// Present when nothing matched in the window and the answer comes from the window widened
+    /// once (rule 5), so a host or a person sees it without `explain`. Omitted otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub widened: Option<Widened>,
     /// Present when `explain` was asked for.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub explain: Option<Explain>,
@@ -290,7 +294,7 @@ impl Store {
                 Ok((self.with_replies(hits, limit)?, matched, sql))
             })?;
             let strategy = if oq.is_some() { "bm25-or" } else { "nothing-to-score" };
-            return Ok(self.finish(args, stale, hits, matched, || Explain {
+            return Ok(self.finish(args, stale, hits, matched, None, || Explain {
                 window: None,
                 window_source: WindowSource::None,
                 tz: tz.to_string(),
@@ -347,7 +351,7 @@ impl Store {
                 continue;
             }
             let scored_text = oq.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
-            return Ok(self.finish(args, stale, hits, matched, || Explain {
+            return Ok(self.finish(args, stale, hits, matched, widened.clone(), || Explain {
                 window: Some(w.clone()),
                 window_source: source,
                 tz: tz.to_string(),
@@ -371,13 +375,14 @@ impl Store {
         stale: bool,
         hits: Vec<(Item, ScoreParts)>,
         matched: i64,
+        widened: Option<Widened>,
         explain: impl FnOnce() -> Explain,
     ) -> RetrieveResult {
         let explain =
             args.explain.then(|| Explain { hits: hits.iter().map(|(_, p)| p.clone()).collect(), ..explain() });
         let items: Vec<Item> = hits.into_iter().map(|(i, _)| i).collect();
         self.record_hits(&items);
-        RetrieveResult { query: args.query.clone(), stale, matched, returned: items.len(), items, explain }
+        RetrieveResult { query: args.query.clone(), stale, matched, returned: items.len(), items, widened, explain }
     }
 
     /// Conversation context: a hit that asks a question (its text ends with `?` or `？`) is

@@ -191,6 +191,14 @@ fn zero_hits_widen_once_then_return_empty() {
     // 11月21日 has no entry; ±1 day reaches 11-20.
     let r = ask(&m, "11月21日 火锅");
     assert_eq!(r.items.len(), 1);
+    // Said at the top level too, without explain: the CLI's and MCP's JSON carry it.
+    assert_eq!(r.widened.as_ref().map(|w| w.by.as_str()), Some("±1 day"));
+    let plain = m.retrieve(&RetrieveArgs { query: "11月21日 火锅".into(), ..Default::default() }).unwrap();
+    let json = serde_json::to_value(&plain).unwrap();
+    assert_eq!(json["widened"]["by"], "±1 day");
+    assert_eq!(json["widened"]["startDate"], "2026-11-20");
+    let exact = m.retrieve(&RetrieveArgs { query: "11月20日 火锅".into(), ..Default::default() }).unwrap();
+    assert!(serde_json::to_value(&exact).unwrap().get("widened").is_none());
     let w = r.explain.unwrap().widened.unwrap();
     assert_eq!(
         (w.by.as_str(), w.start_date.to_string(), w.end_date.to_string()),

@@ -613,6 +613,10 @@ yourself. explain: true shows the window, the FTS5 query and the score parts.",
                     ("returned", integer("Entries returned.")),
                     ("items", items()),
                     (
+                        "widened",
+                        json!({ "type": "object", "description": "Only when nothing matched in the window and the answer comes from it widened once: by (\"±1 day\" / \"±7 days\"), startDate, endDate (exclusive)." }),
+                    ),
+                    (
                         "explain",
                         json!({ "type": "object", "description": "explain only: window, windowSource, tz, rest, ftsQuery, sql, hits with score parts." }),
                     ),
