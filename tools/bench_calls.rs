@@ -27,13 +27,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::Instant;
 
-use chrono::{Duration, NaiveDate};
+use chrono::NaiveDate;
 use clap::Parser;
 use memlayers::query::retrieve::{RetrieveArgs, TimeRange};
 use memlayers::query::search::{Mode, Query};
 use memlayers::{Config, Memory};
 
-use bench_query::{Win, anchors, query_mix};
+use bench_query::{Win, anchors, query_mix, window_files};
 use bench_report::{Machine, mb, ms, percentile, table, thousands};
 
 /// Errors of the runner (a tool: any failure ends the run with its message).
@@ -217,20 +217,6 @@ impl Drop for Mcp {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-/// The day files of `from..=to` that exist.
-fn window_files(root: &Path, from: NaiveDate, to: NaiveDate) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut d = from;
-    while d <= to {
-        let p = root.join(memlayers::files::cold_rel(d));
-        if p.exists() {
-            out.push(p);
-        }
-        d += Duration::days(1);
-    }
-    out
 }
 
 /// The raw SQL baseline: the FTS5 query memlayers would run, ranked by FTS5's own bm25, top 10.

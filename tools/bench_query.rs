@@ -336,7 +336,7 @@ pub fn run_baselines(mem: &Memory, mix: &[QuerySpec], days: &[NaiveDate], repeat
 }
 
 /// The day files of `from..=to` that exist under `root`.
-fn window_files(root: &Path, from: NaiveDate, to: NaiveDate) -> Vec<std::path::PathBuf> {
+pub fn window_files(root: &Path, from: NaiveDate, to: NaiveDate) -> Vec<std::path::PathBuf> {
     let mut out = Vec::new();
     let mut d = from;
     while d <= to {

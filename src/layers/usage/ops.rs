@@ -68,22 +68,29 @@ fn record_from_row(r: &rusqlite::Row) -> rusqlite::Result<(String, Record)> {
 /// Upserts a record; `text` (the content the key was computed from) is kept when `None`.
 /// New keys go to the end of the ledger order.
 fn upsert(c: &Connection, k: &str, r: &Record, text: Option<&str>) -> Result<()> {
+    let (h, first, last, w, decay) = stored(r);
     c.prepare_cached(
         "INSERT INTO usage(key, hits, first_hit_at, last_hit_at, weight, last_decay_at, text) \
          VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7) ON CONFLICT(key) DO UPDATE SET hits = excluded.hits, \
          first_hit_at = excluded.first_hit_at, last_hit_at = excluded.last_hit_at, weight = excluded.weight, \
          last_decay_at = excluded.last_decay_at, text = coalesce(excluded.text, usage.text)",
     )?
-    .execute(params![
-        k,
+    .execute(params![k, h, first, last, w, decay, text])?;
+    Ok(())
+}
+
+/// A record's columns as the `usage` table stores them: hits (capped at `i64::MAX`), first hit,
+/// last hit, weight, last decay (timestamps as `format_ts`).
+type Stored = (i64, Option<String>, Option<String>, f64, Option<String>);
+
+fn stored(r: &Record) -> Stored {
+    (
         r.hits.min(i64::MAX as u64) as i64,
         r.first_hit_at.map(format_ts),
         r.last_hit_at.map(format_ts),
         r.weight,
         r.last_decay_at.map(format_ts),
-        text
-    ])?;
-    Ok(())
+    )
 }
 
 /// The records of `keys` (missing keys are simply absent), one query via `json_each`.
@@ -218,16 +225,8 @@ pub fn reload<R: std::io::Read>(tx: &Transaction, src: Option<R>) -> Result<(Loa
                 None => None,
             };
             next += 1;
-            insert.execute(params![
-                next,
-                k,
-                r.hits.min(i64::MAX as u64) as i64,
-                r.first_hit_at.map(format_ts),
-                r.last_hit_at.map(format_ts),
-                r.weight,
-                r.last_decay_at.map(format_ts),
-                text
-            ])?;
+            let (h, first, last, w, decay) = stored(&r);
+            insert.execute(params![next, k, h, first, last, w, decay, text])?;
             Ok(())
         };
         crate::layers::usage::parse_stream(&mut tap, &mut each)?
