@@ -13,9 +13,12 @@
 //! * each phrase's document frequency from a count, memoised per state of the FTS5 index (the
 //!   structure record, id 10, which FTS5 rewrites on every change to the index): a long-lived
 //!   handle counts a frequent word once, not on every query;
-//! * each candidate's term frequencies and token count from its tag and content, segmented
-//!   by the same segmenter the index was built with (`index::segment`): FTS5's `unicode61`
-//!   tokenizer reads that text back token for token, so the counts are the ones FTS5 stores.
+//! * each candidate's term frequencies and token count from its tag and content, counted
+//!   ([`Counter`]) by the rules of the segmenter the index was built with (`index::segment`):
+//!   FTS5's `unicode61` tokenizer reads the segmented text back token for token, so the
+//!   counts are the ones FTS5 stores. Counting in the raw text instead of segmenting it made
+//!   scoring 500 candidates several times cheaper (segmenting, stemming and allocating for
+//!   every token were most of a windowed query's time, issue 15).
 //!
 //! Formula (fts5_aux.c, `fts5Bm25Function`), for each phrase `p` of the query:
 //!
@@ -34,7 +37,7 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::Result;
-use crate::index::segment::segment;
+use crate::index::segment::{is_cjk, segment, stem};
 use crate::query::search::Query;
 
 /// BM25 term-frequency saturation `k1` (FTS5's constant).
@@ -270,7 +273,7 @@ pub fn may_match(q: &Query, tag: &str, content: &str) -> bool {
     }
 }
 
-/// [`score`] on [`tokens`] already split.
+/// [`score`] on [`tokens`] already split: the reference [`Counter`] is checked against.
 pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &Tokens) -> f64 {
     let mut freq = vec![0.0f64; phrases.len()];
     let mut n = 0usize;
@@ -284,12 +287,248 @@ pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &Tokens) 
             }
         }
     }
-    let d = n as f64;
+    score_counts(&freq, n, idf, avgdl)
+}
+
+/// The BM25 formula (module docs) on counts: `f` the weighted instance count of each phrase,
+/// `len` the entry's token count over both columns (`D`).
+pub fn score_counts(f: &[f64], len: usize, idf: &[f64], avgdl: f64) -> f64 {
+    let d = len as f64;
     let mut s = 0.0f64;
-    for (i, f) in freq.iter().enumerate() {
+    for (i, f) in f.iter().enumerate() {
         s += idf[i] * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
     }
     -s
+}
+
+/// How one phrase meets the index's tokens, for counting its instances in raw text.
+#[derive(Debug, Clone)]
+enum Shape {
+    /// A CJK bigram `ab`, exact or as a prefix (CJK tokens are at most two characters).
+    Bigram(char, char),
+    /// One CJK character; as a prefix (`true`) it is every occurrence in a CJK run (each one
+    /// starts a bigram or is the run's last character), exact only the run's last character.
+    Char(char, bool),
+    /// A token without CJK characters: matched against each word and its stem.
+    Word(String, bool),
+    /// The empty prefix: every token.
+    Every,
+    /// No token can match (3+ CJK characters, CJK mixed with other characters, empty).
+    Never,
+}
+
+impl Shape {
+    fn of(p: &Phrase) -> Shape {
+        let cjk = p.token.chars().filter(|c| is_cjk(*c)).count();
+        let n = p.token.chars().count();
+        let mut cs = p.token.chars();
+        match (n, cjk, p.prefix) {
+            (0, _, true) => Shape::Every,
+            (0, _, false) => Shape::Never,
+            (_, 0, _) => Shape::Word(p.token.clone(), p.prefix),
+            (1, 1, prefix) => Shape::Char(cs.next().unwrap_or_default(), prefix),
+            (2, 2, _) => Shape::Bigram(cs.next().unwrap_or_default(), cs.next().unwrap_or_default()),
+            _ => Shape::Never,
+        }
+    }
+}
+
+/// Most words the stem memo of one thread keeps (memlayers): past it the memo starts over.
+/// 65 536 words of a few bytes each hold well under 10 MB.
+pub const STEM_MEMO: usize = 65_536;
+
+thread_local! {
+    static STEMS: std::cell::RefCell<HashMap<Box<str>, Option<Box<str>>>> = Default::default();
+}
+
+/// Calls `f` with [`stem`](crate::index::segment::stem)`(word)`, memoised per thread (the
+/// Snowball stemmer allocates and walks its suffix tables on every call; an entry's words
+/// repeat across entries).
+fn with_stem<R>(word: &str, f: impl FnOnce(Option<&str>) -> R) -> R {
+    // stem()'s own guard, without the memo: such words are never stemmed.
+    if word.len() < 3 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return f(None);
+    }
+    STEMS.with_borrow_mut(|m| {
+        if !m.contains_key(word) {
+            if m.len() >= STEM_MEMO {
+                m.clear();
+            }
+            m.insert(word.into(), stem(word).map(Into::into));
+        }
+        f(m.get(word).and_then(|s| s.as_deref()))
+    })
+}
+
+/// True when `s` is certainly NFC, by a test cheaper than the quick check: every character
+/// is ASCII, a CJK unified ideograph (U+4E00–U+9FFF), CJK punctuation U+3000–U+3029 or a
+/// fullwidth ASCII form (U+FF01–U+FF5E), all of canonical combining class 0 and NFC quick
+/// check Yes (Unicode's tables; the test `fast_nfc_ranges_are_nfc` checks every one against
+/// the `unicode-normalization` crate the segmenter uses).
+fn surely_nfc(s: &str) -> bool {
+    s.chars().all(|c| matches!(c as u32, 0..=0x7F | 0x4E00..=0x9FFF | 0x3000..=0x3029 | 0xFF01..=0xFF5E))
+}
+
+/// Counts, in an entry's raw tag and content, the instances of a query's phrases and the
+/// entry's tokens, without segmenting it: the rules of `index::segment` applied on the fly
+/// (NFC; a CJK run of n characters is n tokens, its overlapping bigrams and its last
+/// character; a word is its lowercase form plus its English stem when that differs), so the
+/// counts are the ones [`tokens`] gives (the tests compare them on crafted and random text,
+/// and with FTS5's `bm25()`). One counter serves every entry of a query without allocating
+/// (a word's letters go to a reused buffer).
+#[derive(Debug, Clone)]
+pub struct Counter {
+    phrases: Vec<Phrase>,
+    shapes: Vec<Shape>,
+    /// Per distinct term of the query: (own phrase, stem phrase) of each probe.
+    terms: Vec<Vec<(usize, Option<usize>)>>,
+    mode: crate::query::search::Mode,
+    word: String,
+    /// Weighted instance count `f_p` of each phrase in the entry last counted (module docs).
+    pub f: Vec<f64>,
+    /// Tokens of the entry last counted, both columns (`D`).
+    pub len: usize,
+}
+
+impl Counter {
+    /// A counter for the phrases of `q` ([`phrases`], in that order).
+    pub fn new(q: &Query) -> Counter {
+        let mut seen = std::collections::HashSet::new();
+        let (mut phrases, mut terms) = (Vec::new(), Vec::new());
+        for ps in q.probes.iter().filter(|ps| seen.insert(*ps)) {
+            let mut t = Vec::new();
+            for p in ps {
+                phrases.push(Phrase { token: p.token.clone(), prefix: p.prefix });
+                let own = phrases.len() - 1;
+                let alt = p.alt.as_ref().map(|a| {
+                    phrases.push(Phrase { token: a.clone(), prefix: false });
+                    phrases.len() - 1
+                });
+                t.push((own, alt));
+            }
+            terms.push(t);
+        }
+        let shapes = phrases.iter().map(Shape::of).collect();
+        let f = vec![0.0; phrases.len()];
+        Counter { phrases, shapes, terms, mode: q.mode, word: String::new(), f, len: 0 }
+    }
+
+    /// The query's phrases, as [`phrases`] gives them.
+    pub fn phrases(&self) -> &[Phrase] {
+        &self.phrases
+    }
+
+    /// Counts one entry: fills [`Counter::f`] and [`Counter::len`].
+    pub fn count(&mut self, tag: &str, content: &str) {
+        self.f.iter_mut().for_each(|f| *f = 0.0);
+        self.len = 0;
+        for (text, w) in [tag, content].into_iter().zip(WEIGHTS) {
+            let n = if surely_nfc(text)
+                || unicode_normalization::is_nfc_quick(text.chars()) == unicode_normalization::IsNormalized::Yes
+            {
+                self.column(text.chars(), w)
+            } else {
+                let nfc: String = unicode_normalization::UnicodeNormalization::nfc(text).collect();
+                self.column(nfc.chars(), w)
+            };
+            self.len += n;
+            for (i, s) in self.shapes.iter().enumerate() {
+                if matches!(s, Shape::Every) {
+                    self.f[i] += w * n as f64;
+                }
+            }
+        }
+    }
+
+    /// True when the entry last counted matches the query as FTS5 evaluates [`Query::fts`]
+    /// (as [`matches`]).
+    pub fn matches(&self) -> bool {
+        let term = |t: &Vec<(usize, Option<usize>)>| {
+            t.iter().all(|&(own, alt)| self.f[own] > 0.0 || alt.is_some_and(|a| self.f[a] > 0.0))
+        };
+        match self.mode {
+            crate::query::search::Mode::And => self.terms.iter().all(term),
+            _ => self.terms.iter().any(term),
+        }
+    }
+
+    /// The entry last counted's BM25 (as [`score`]).
+    pub fn score(&self, idf: &[f64], avgdl: f64) -> f64 {
+        score_counts(&self.f, self.len, idf, avgdl)
+    }
+
+    /// Counts one column (weight `w`) of NFC text; returns its token count.
+    fn column(&mut self, chars: impl Iterator<Item = char>, w: f64) -> usize {
+        let Counter { shapes, word, f, .. } = self;
+        let mut n = 0usize;
+        // Length of the current CJK run and its last character.
+        let (mut run, mut prev) = (0usize, '\0');
+        word.clear();
+        for c in chars {
+            if is_cjk(c) {
+                if !word.is_empty() {
+                    n += end_word(shapes, f, word, w);
+                }
+                for (i, s) in shapes.iter().enumerate() {
+                    match *s {
+                        Shape::Char(x, true) if x == c => f[i] += w,
+                        Shape::Bigram(a, b) if run > 0 && prev == a && c == b => f[i] += w,
+                        _ => {}
+                    }
+                }
+                run += 1;
+                prev = c;
+                n += 1;
+                continue;
+            }
+            if run > 0 {
+                end_run(shapes, f, prev, w);
+                run = 0;
+            }
+            if c.is_alphanumeric() {
+                word.extend(c.to_lowercase());
+            } else if !word.is_empty() {
+                n += end_word(shapes, f, word, w);
+            }
+        }
+        if run > 0 {
+            end_run(shapes, f, prev, w);
+        }
+        if !word.is_empty() {
+            n += end_word(shapes, f, word, w);
+        }
+        n
+    }
+}
+
+/// A CJK run ended on `last`: its unigram token.
+fn end_run(shapes: &[Shape], f: &mut [f64], last: char, w: f64) {
+    for (i, s) in shapes.iter().enumerate() {
+        if matches!(*s, Shape::Char(x, false) if x == last) {
+            f[i] += w;
+        }
+    }
+}
+
+/// A word ended: its tokens (the word, and its stem when that differs) counted against the
+/// word phrases; the buffer is emptied. Returns the tokens (1 or 2).
+fn end_word(shapes: &[Shape], f: &mut [f64], word: &mut String, w: f64) -> usize {
+    let n = with_stem(word, |st| {
+        for (i, s) in shapes.iter().enumerate() {
+            if let Shape::Word(t, prefix) = s {
+                let hit = |tok: &str| if *prefix { tok.starts_with(t.as_str()) } else { tok == t };
+                if hit(word) {
+                    f[i] += w;
+                }
+                if st.is_some_and(hit) {
+                    f[i] += w;
+                }
+            }
+        }
+        1 + usize::from(st.is_some())
+    });
+    word.clear();
+    n
 }
 
 #[cfg(test)]
@@ -330,6 +569,101 @@ mod tests {
         assert!((idf(10, 1) - (9.5f64 / 1.5).ln()).abs() < 1e-15);
         // A phrase in more than half the rows: the log is negative, FTS5 uses 1e-6.
         assert_eq!(idf(10, 8), 1e-6);
+    }
+
+    #[test]
+    fn fast_nfc_ranges_are_nfc() {
+        // Every character surely_nfc accepts has combining class 0 and NFC quick check Yes, so
+        // skipping the quick check cannot change what the segmenter does.
+        let ranges = [0..=0x7Fu32, 0x4E00..=0x9FFF, 0x3000..=0x3029, 0xFF01..=0xFF5E];
+        let mut checked = 0;
+        for c in ranges.into_iter().flatten().filter_map(char::from_u32) {
+            assert_eq!(unicode_normalization::char::canonical_combining_class(c), 0, "{c:?}");
+            let yes = unicode_normalization::is_nfc_quick(std::iter::once(c));
+            assert_eq!(yes, unicode_normalization::IsNormalized::Yes, "{c:?}");
+            assert!(surely_nfc(&c.to_string()));
+            checked += 1;
+        }
+        // 128 + 20 992 + 42 + 94 characters.
+        assert_eq!(checked, 21_256);
+        assert!(!surely_nfc("e\u{301}"));
+        assert!(!surely_nfc("\u{F902}"));
+    }
+
+    #[test]
+    fn counter_counts_by_hand() {
+        use crate::query::search::{Mode, Query};
+        // 哈哈哈 → 哈哈 哈哈 哈 (3 tokens): "哈哈" twice, "哈"* three times.
+        let q = Query::new("哈哈 哈", Mode::And).unwrap();
+        let mut c = Counter::new(&q);
+        c.count("", "哈哈哈");
+        assert_eq!((c.f.clone(), c.len), (vec![2.0, 3.0], 3));
+        assert!(c.matches());
+        // Tag 哈 (1 token, weight 2) + content "a 哈, 哈哈": a 哈 哈哈 哈 → D = 5;
+        // "哈哈": content 1; "哈"*: tag 2 + content 3.
+        c.count("哈", "a 哈, 哈哈");
+        assert_eq!((c.f.clone(), c.len), (vec![1.0, 5.0], 5));
+        // Meetings → meetings meet (2 tokens); the probe "meeting"* matches "meetings", its stem
+        // phrase "meet" the stem; Painted → painted paint.
+        let q = Query::new("meeting", Mode::And).unwrap();
+        let mut c = Counter::new(&q);
+        assert_eq!(c.phrases().iter().map(|p| p.fts()).collect::<Vec<_>>(), ["\"meeting\"*", "\"meet\""]);
+        c.count("Painted", "Meetings 开会");
+        assert_eq!((c.f.clone(), c.len), (vec![1.0, 1.0], 2 + 2 + 2));
+        c.count("", "painted");
+        assert!(!c.matches());
+    }
+
+    /// The reference counts: [`tokens`] (the segmenter's output, split) matched phrase by
+    /// phrase, as [`score_tokens`] counts them.
+    fn reference(phrases: &[Phrase], tag: &str, content: &str) -> (Vec<f64>, usize) {
+        let toks = tokens(tag, content);
+        let mut f = vec![0.0; phrases.len()];
+        for (col, w) in WEIGHTS.iter().enumerate() {
+            for t in toks.column(col) {
+                for (i, p) in phrases.iter().enumerate() {
+                    if p.matches(t) {
+                        f[i] += w;
+                    }
+                }
+            }
+        }
+        (f, toks.all().count())
+    }
+
+    /// Text drawn from pieces where the counter could part from the segmenter: repeated
+    /// characters (哈哈哈), one-character runs, kana, CJK compatibility ideographs (車 U+F902
+    /// becomes 車 U+8ECA under NFC), decomposed accents, İ (lowercased to two characters),
+    /// fullwidth letters, digits, words with stems, separators.
+    fn text_strategy() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let parts = [
+            "哈", "哈哈", "今", "今天", "天", "車", "\u{F902}", "车", "猫", "ひら", "カ", "〇", "a", "A", "İ",
+            "e\u{301}", "é", "Ｒ", "ｕ", "7", "x2", "meetings", "Meeting", "painted", "paints", "running", "run",
+            "cafe", "dying", "skies", " ", ",", "，", "-", "\u{301}", "\u{3099}", "ﾊﾞ",
+        ];
+        proptest::collection::vec(proptest::sample::select(parts.to_vec()), 0..24).prop_map(|v| v.concat())
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
+        #[test]
+        fn counter_equals_the_segmenter(tag in text_strategy(), content in text_strategy()) {
+            use crate::query::search::{Mode, Query};
+            let keywords = ["哈哈 哈", "今天 天 猫", "車 车", "meetings paint run", "cafe café é", "ひら カ",
+                "x2 7 a", "ｒｕ Ｒ", "i\u{307} İ", "dying die sky", "〇 ﾊﾞ"];
+            for kw in keywords {
+                for mode in [Mode::And, Mode::Or] {
+                    let q = Query::new(kw, mode).unwrap();
+                    let mut c = Counter::new(&q);
+                    proptest::prop_assert_eq!(c.phrases(), &phrases(&q)[..]);
+                    c.count(&tag, &content);
+                    let (f, len) = reference(c.phrases(), &tag, &content);
+                    proptest::prop_assert_eq!((&c.f, c.len), (&f, len), "{} in {:?} / {:?}", kw, tag, content);
+                    proptest::prop_assert_eq!(c.matches(), matches(&q, &tokens(&tag, &content)));
+                }
+            }
+        }
     }
 
     #[test]

@@ -343,24 +343,27 @@ pub fn score_candidates(
     scored
 }
 
-/// A candidate row: its id, tag and content, and its index tokens (tag, content).
+/// A candidate row: its id and what its BM25 needs ([`bm25::Counter`]).
 #[derive(Debug, Clone)]
 pub struct Candidate {
     /// Entry id.
     pub id: i64,
-    /// Tag as written (`-` when untagged).
-    pub tag: String,
-    /// Text.
-    pub content: String,
-    /// The tokens the index holds for it ([`bm25::tokens`]).
-    pub tokens: bm25::Tokens,
+    /// Weighted instance count of each phrase of the query ([`bm25::phrases`] order).
+    pub f: Box<[f64]>,
+    /// Tokens of the entry, both columns.
+    pub len: usize,
 }
 
 impl Candidate {
-    fn new(id: i64, tag: String, content: String) -> Candidate {
-        let tokens = bm25::tokens(&tag, &content);
-        Candidate { id, tag, content, tokens }
+    /// The candidate `id` as `counter` last counted it.
+    fn counted(id: i64, counter: &bm25::Counter) -> Candidate {
+        Candidate { id, f: counter.f.clone().into_boxed_slice(), len: counter.len }
     }
+}
+
+/// Column `i` of `r` as text, borrowed (no copy; SQLite's own buffer, checked to be UTF-8).
+fn text<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'a str> {
+    Ok(r.get_ref(i)?.as_str()?)
 }
 
 /// Runs a ranked search: the candidate rows (newest matches first, at most [`MAX_SCORED`])
@@ -387,7 +390,7 @@ pub fn ranked(
     };
     let avgdl = totals.avgdl();
     let mut scored: Vec<(i64, f64)> =
-        rows.iter().map(|r| (r.id, bm25::score_tokens(&phrases, &idf, avgdl, &r.tokens))).collect();
+        rows.iter().map(|r| (r.id, bm25::score_counts(&r.f, r.len, &idf, avgdl))).collect();
     // Best BM25 first; among equals the newest.
     scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
     scored.truncate(candidates(opts.limit));
@@ -405,9 +408,10 @@ pub fn ranked(
     Ok(out)
 }
 
-/// The candidate rows through FTS5 ([`ranked_sql`]).
+/// The candidate rows through FTS5 ([`ranked_sql`]), counted with `counter`.
 fn fts_candidates(
     c: &Connection,
+    counter: &mut bm25::Counter,
     fts: &str,
     range: Option<(i64, i64)>,
     ts_ms: Option<(i64, i64)>,
@@ -420,8 +424,13 @@ fn fts_candidates(
     // ones up to the highest it names (unused ones in between are NULL).
     let all: [&dyn rusqlite::ToSql; 6] = [&fts, &cap, &lo, &hi, &a, &b];
     let n = st.parameter_count();
-    let rows = st.query_map(&all[..n], |r| Ok(Candidate::new(r.get(0)?, r.get(1)?, r.get(2)?)))?;
-    Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    let mut rows = st.query(&all[..n])?;
+    let mut out = Vec::new();
+    while let Some(r) = rows.next()? {
+        counter.count(text(r, 1)?, text(r, 2)?);
+        out.push(Candidate::counted(r.get(0)?, counter));
+    }
+    Ok(out)
 }
 
 /// The SQL of a scan ([`WINDOW_SCAN_ROWS`]): entry rows newest first as `id, tag, content`,
@@ -441,6 +450,7 @@ pub fn scan_sql(ts_filter: bool) -> String {
 fn scan_candidates(
     c: &Connection,
     q: &Query,
+    counter: &mut bm25::Counter,
     (lo, hi): (i64, i64),
     ts_ms: Option<(i64, i64)>,
     want: usize,
@@ -458,13 +468,13 @@ fn scan_candidates(
             break;
         }
         read += 1;
-        let (tag, content): (String, String) = (r.get(1)?, r.get(2)?);
-        if !bm25::may_match(q, &tag, &content) {
+        let (tag, content) = (text(r, 1)?, text(r, 2)?);
+        if !bm25::may_match(q, tag, content) {
             continue;
         }
-        let cand = Candidate::new(r.get(0)?, tag, content);
-        if bm25::matches(q, &cand.tokens) {
-            out.push(cand);
+        counter.count(tag, content);
+        if counter.matches() {
+            out.push(Candidate::counted(r.get(0)?, counter));
         }
     }
     Ok((out, read))
@@ -569,13 +579,14 @@ impl Store {
             Some((a, b)) => Some((ms_of(a)?, ms_of(b)?)),
         };
         let short = has_short_prefix(q);
+        let mut counter = bm25::Counter::new(q);
         let mut scanned = false;
         let (rows, matched) = match range {
             // A one-character prefix in a small window: read the window's rows (see
             // WINDOW_SCAN_ROWS), every match counted.
             Some(r) if short && window_rows_at_most(&c, r.0, r.1, WINDOW_SCAN_ROWS)? => {
                 scanned = true;
-                let (mut rows, _) = scan_candidates(&c, q, r, ts_ms, usize::MAX, i64::MAX)?;
+                let (mut rows, _) = scan_candidates(&c, q, &mut counter, r, ts_ms, usize::MAX, i64::MAX)?;
                 let matched = rows.len() as i64;
                 rows.truncate(MAX_SCORED);
                 (rows, matched)
@@ -599,16 +610,23 @@ impl Store {
                     // Unwindowed, a one-character prefix matching often: the newest rows hold
                     // the newest MAX_SCORED matches within WINDOW_SCAN_ROWS rows (expected);
                     // when they do not, FTS5 finds them.
-                    let (rows, read) =
-                        scan_candidates(&c, q, (i64::MIN, i64::MAX), ts_ms, MAX_SCORED, WINDOW_SCAN_ROWS)?;
+                    let (rows, read) = scan_candidates(
+                        &c,
+                        q,
+                        &mut counter,
+                        (i64::MIN, i64::MAX),
+                        ts_ms,
+                        MAX_SCORED,
+                        WINDOW_SCAN_ROWS,
+                    )?;
                     if rows.len() < MAX_SCORED.min(matched as usize) && read >= WINDOW_SCAN_ROWS {
-                        fts_candidates(&c, &fts, range, ts_ms)?
+                        fts_candidates(&c, &mut counter, &fts, range, ts_ms)?
                     } else {
                         scanned = true;
                         rows
                     }
                 } else {
-                    fts_candidates(&c, &fts, range, ts_ms)?
+                    fts_candidates(&c, &mut counter, &fts, range, ts_ms)?
                 };
                 (rows, matched)
             }

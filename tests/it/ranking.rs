@@ -246,9 +246,11 @@ fn a_one_character_query_in_a_window_counts_and_ranks_every_match() {
 }
 
 /// memlayers' own BM25 (`query::bm25`) against FTS5's `bm25(…, 2.0, 1.0)` on the example
-/// archive: a reference FTS5 table with positions (`detail=full`) holds the same segmented
-/// text as the index, and for every query below the set of matching entries and every BM25
-/// value must be FTS5's (to 1e-9 relative).
+/// archive plus a day of entries written to trip the counting of raw text (`bm25::Counter`):
+/// repeated bigrams, one-character runs, the tag column, stems, mixed scripts, a CJK
+/// compatibility ideograph and decomposed accents. A reference FTS5 table with positions
+/// (`detail=full`) holds the same segmented text as the index, and for every query below the
+/// set of matching entries and every BM25 value must be FTS5's (to 1e-9 relative).
 #[test]
 fn own_bm25_equals_fts5_bm25() {
     use memlayers::index::segment::segment;
@@ -256,6 +258,17 @@ fn own_bm25_equals_fts5_bm25() {
     use memlayers::query::search::{Mode, Query};
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive"), dir.path());
+    put(
+        dir.path(),
+        "cold/2026-07/2026-07-15.md",
+        "# 2026-07-15\n\
+         - [2026-07-15T01:00:00.000Z] [-] 哈哈哈哈 哈哈，哈\n\
+         - [2026-07-15T02:00:00.000Z] [哈哈] 笑了 哈 周报\n\
+         - [2026-07-15T03:00:00.000Z] [Meetings] Meetings meeting MEETINGS painted paints Paint 周报周报 周 报\n\
+         - [2026-07-15T04:00:00.000Z] [周报] 修了\u{F902}子 車 猫a猫b猫 ひらがな\n\
+         - [2026-07-15T05:00:00.000Z] [-] cafe\u{301} café Cafe running runs ran gpt4o GPT-4o 2026年 今天今天今\n\
+         - [2026-07-15T06:00:00.000Z] [rust] ＲＵＳＴ rustfmt Rustacean 吃吃吃 吃\n",
+    );
     let m = open_at(dir.path(), NOW);
     let c = m.conn().unwrap();
     c.execute_batch(
@@ -294,8 +307,32 @@ fn own_bm25_equals_fts5_bm25() {
         ("火锅 周末", Mode::And),
         ("跑步 run 周报", Mode::Or),
         ("tag 工作", Mode::Or),
+        ("哈哈", Mode::And),
+        ("哈", Mode::And),
+        ("哈哈 哈 笑", Mode::Or),
+        ("周", Mode::And),
+        ("報 周报", Mode::Or),
+        ("車", Mode::And),
+        ("猫", Mode::And),
+        ("今天 今", Mode::And),
+        ("café", Mode::And),
+        ("cafe", Mode::And),
+        ("paint run", Mode::Or),
+        ("meeting", Mode::And),
+        ("ｒｕｓｔ rust", Mode::Or),
+        ("gpt4o 2026", Mode::Or),
+        ("ひら", Mode::And),
     ];
     let mut compared = 0;
+    let crafted: std::collections::HashSet<i64> = c
+        .prepare("SELECT id FROM entries WHERE day = '2026-07-15'")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(crafted.len(), 6);
+    let mut crafted_seen = std::collections::HashSet::new();
     for (kw, mode) in queries {
         let q = Query::new(kw, mode).unwrap();
         let want: std::collections::HashMap<i64, f64> = c
@@ -308,12 +345,19 @@ fn own_bm25_equals_fts5_bm25() {
         let phrases = bm25::phrases(&q);
         let idf: Vec<f64> = memo.df(&c, &phrases).unwrap().iter().map(|&d| bm25::idf(totals.rows, d)).collect();
         let mut got = std::collections::HashMap::new();
+        // What the queries use (counts in the raw text), checked against the segmenter's tokens too.
+        let mut counter = bm25::Counter::new(&q);
         for (id, tag, content) in &rows {
             let toks = bm25::tokens(tag, content);
-            if bm25::matches(&q, &toks) {
-                got.insert(*id, bm25::score_tokens(&phrases, &idf, totals.avgdl(), &toks));
+            counter.count(tag, content);
+            assert_eq!(counter.matches(), bm25::matches(&q, &toks), "{kw:?} id {id}");
+            if counter.matches() {
+                let b = counter.score(&idf, totals.avgdl());
+                assert_eq!(b, bm25::score_tokens(&phrases, &idf, totals.avgdl(), &toks), "{kw:?} id {id}");
+                got.insert(*id, b);
             }
         }
+        crafted_seen.extend(got.keys().filter(|id| crafted.contains(id)));
         let mut ids: Vec<_> = got.keys().collect();
         ids.sort();
         let mut want_ids: Vec<_> = want.keys().collect();
@@ -328,6 +372,8 @@ fn own_bm25_equals_fts5_bm25() {
     // Enough rows compared that a systematic error could not hide (counted independently:
     // 周报 alone matches dozens of the example archive's entries).
     assert!(compared > 300, "{compared}");
+    // Every crafted entry matched some query and was compared.
+    assert_eq!(crafted_seen, crafted);
 }
 
 /// A one-phrase query skips the IDF unless `explain` asks for the BM25 values: the answer
