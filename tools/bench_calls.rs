@@ -120,6 +120,9 @@ fn root_info(root: &Path) -> BResult<RootInfo> {
     })
 }
 
+/// One system's latencies of a cell (`|c| &c.cli`, …).
+type System = fn(&Cell) -> &Vec<f64>;
+
 /// Latencies (ms) of one (class, window) cell, per system.
 #[derive(Debug, Default, Clone)]
 struct Cell {
@@ -610,7 +613,7 @@ fn targets(r: &RootRun, terms: &[(&'static str, String)]) -> String {
     };
     let all = Win::ALL;
     let windows = [Win::Day, Win::Week, Win::Month, Win::Year];
-    let modes: [(&str, fn(&Cell) -> &Vec<f64>); 2] = [("in-process", |c| &c.cli), ("through serve", |c| &c.served)];
+    let modes: [(&str, System); 2] = [("in-process", |c| &c.cli), ("through serve", |c| &c.served)];
     for (mode, sys) in modes {
         if mode == "through serve" && !r.serve {
             continue;
@@ -758,7 +761,7 @@ fn svg(runs: &[RootRun], machine_line: &str) -> String {
 }
 
 /// Median over the classes of each class's p50 for window kind `w` and one system.
-fn class_median(r: &RootRun, w: Win, sys: fn(&Cell) -> &Vec<f64>) -> f64 {
+fn class_median(r: &RootRun, w: Win, sys: System) -> f64 {
     let v: Vec<f64> = r.grid.iter().filter(|((_, win), _)| *win == w).map(|(_, c)| med(sys(c))).collect();
     if v.iter().any(|x| !x.is_finite()) { f64::NAN } else { percentile(&v, 50.0) }
 }
