@@ -1,6 +1,6 @@
 //! `bench-calls`: the issue 15 benchmark. It measures what an agent pays per query on existing
 //! data roots — one `memlayers` process per call (the CLI), one round trip to a running
-//! `memlayers mcp` server, and one library call — against ripgrep (over the whole archive and
+//! `memlayers mcp` server, the CLI call answered by a running `memlayers serve`, and one library call — against ripgrep (over the whole archive and
 //! over the window's day files) and raw SQL (the same FTS5 query, in-process and through the
 //! `sqlite3` shell) on the same data, the same terms and the same windows, in one run. It
 //! prints a Markdown report, writes it to `--out`, and draws latency against archive size as
@@ -25,7 +25,7 @@ use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
 use clap::Parser;
@@ -120,10 +120,15 @@ fn root_info(root: &Path) -> BResult<RootInfo> {
     })
 }
 
+/// One system's latencies of a cell (`|c| &c.cli`, …).
+type System = fn(&Cell) -> &Vec<f64>;
+
 /// Latencies (ms) of one (class, window) cell, per system.
 #[derive(Debug, Default, Clone)]
 struct Cell {
     cli: Vec<f64>,
+    /// The same CLI call answered by a running `memlayers serve`.
+    served: Vec<f64>,
     mcp: Vec<f64>,
     lib: Vec<f64>,
     rg: Vec<f64>,
@@ -146,6 +151,57 @@ fn run_ok(cmd: &mut Command) -> BResult<Vec<u8>> {
         return Err(format!("{:?} failed: {}", cmd.get_program(), String::from_utf8_lossy(&out.stderr)).into());
     }
     Ok(out.stdout)
+}
+
+/// A running `memlayers serve` for the data root (the CLI's resident server).
+struct Serve {
+    child: Child,
+}
+
+impl Serve {
+    /// Starts it and waits until its socket accepts; `None` when this build has no `serve`.
+    fn start(bin: &Path, root: &Path) -> BResult<Option<Serve>> {
+        let probe = Command::new(bin).args(["serve", "--help"]).stdin(Stdio::null()).output()?;
+        if !probe.status.success() {
+            return Ok(None);
+        }
+        let child = Command::new(bin)
+            .arg("--data-root")
+            .arg(root)
+            .arg("serve")
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let s = Serve { child };
+        let t = Instant::now();
+        while !listening(&root.join("memlayers.sock")) {
+            if t.elapsed() > Duration::from_secs(120) {
+                return Err("memlayers serve did not listen within 120 s".into());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(Some(s))
+    }
+}
+
+/// Whether a server accepts on the socket at `path` (Unix sockets: `serve` is Unix only).
+#[cfg(unix)]
+fn listening(path: &Path) -> bool {
+    std::os::unix::net::UnixStream::connect(path).is_ok()
+}
+
+#[cfg(not(unix))]
+fn listening(_: &Path) -> bool {
+    false
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        // SIGTERM: the server removes its socket and flushes usage hits.
+        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let _ = self.child.wait();
+    }
 }
 
 /// A running `memlayers mcp` server (newline-delimited JSON-RPC over stdio).
@@ -233,6 +289,7 @@ struct Ctx<'a> {
     sql: &'a rusqlite::Connection,
     shell: bool,
     rg: bool,
+    serve: bool,
 }
 
 /// Runs every system once on one (term, window) and appends the latencies to `cell`.
@@ -244,12 +301,22 @@ fn measure_once(cx: &mut Ctx, term: &str, win: Option<(NaiveDate, NaiveDate)>, c
     };
     // CLI: one process per call, as an agent's shell makes it.
     let mut cmd = Command::new(cx.bin);
-    cmd.args(["--data-root", root_s, "--tz", cx.tz, "--now", &cx.now, "--json"]);
+    cmd.env("MEMLAYERS_SERVER", "off").args(["--data-root", root_s, "--tz", cx.tz, "--now", &cx.now, "--json"]);
     match win {
         Some(_) => cmd.args(["retrieve", term, "--from", &from_s, "--to", &to_s]),
         None => cmd.args(["recall", term]),
     };
     cell.cli.push(timed(|| run_ok(&mut cmd).map(|_| ()))?);
+    // The same call through the running `memlayers serve` (the root's recorded zone, the clock).
+    if cx.serve {
+        let mut cmd = Command::new(cx.bin);
+        cmd.env("MEMLAYERS_SERVER", "require").args(["--data-root", root_s, "--json"]);
+        match win {
+            Some(_) => cmd.args(["retrieve", term, "--from", &from_s, "--to", &to_s]),
+            None => cmd.args(["recall", term]),
+        };
+        cell.served.push(timed(|| run_ok(&mut cmd).map(|_| ()))?);
+    }
     // MCP round trip.
     if let Some(m) = cx.mcp.as_deref_mut() {
         let t = match win {
@@ -349,6 +416,8 @@ struct RootRun {
     info: RootInfo,
     grid: Grid,
     mcp: bool,
+    /// Whether the build has `memlayers serve` (CLI serve figures).
+    serve: bool,
     spawn_floor: Vec<f64>,
     /// Baselines whose program is missing (`rg`, `sqlite3`).
     baselines: Vec<&'static str>,
@@ -368,13 +437,25 @@ fn run_root(args: &Args, bin: &Path, root: &Path, terms: &[(&'static str, String
     let rg = Command::new("rg").arg("--version").output().is_ok_and(|o| o.status.success());
     let mut mcp = Mcp::start(bin, root, &args.tz, &now_s)?;
     let has_mcp = mcp.is_some();
+    let server = Serve::start(bin, root)?;
+    let serve = server.is_some();
     let days = anchors(info.first, info.last, args.anchors);
     let mut grid = Grid::new();
     for (ci, (_, term)) in terms.iter().enumerate() {
         for win in Win::ALL {
             let mut cell = Cell { hits: hits(&sql, term, None)?, ..Cell::default() };
-            let mut cx =
-                Ctx { bin, root, tz: &args.tz, now: now_s.clone(), mem: &mem, mcp: mcp.as_mut(), sql: &sql, shell, rg };
+            let mut cx = Ctx {
+                bin,
+                root,
+                tz: &args.tz,
+                now: now_s.clone(),
+                mem: &mem,
+                mcp: mcp.as_mut(),
+                sql: &sql,
+                shell,
+                rg,
+                serve,
+            };
             match win.range(info.last) {
                 None => {
                     // One untimed warm-up call per system, then the repeats.
@@ -393,11 +474,12 @@ fn run_root(args: &Args, bin: &Path, root: &Path, terms: &[(&'static str, String
                 }
             }
             eprintln!(
-                "bench-calls: {} {} {}: cli p50 {} ms",
+                "bench-calls: {} {} {}: cli p50 {} ms, served {} ms",
                 thousands(info.entries as u64),
                 term,
                 win.name(),
-                ms(percentile(&cell.cli, 50.0))
+                ms(percentile(&cell.cli, 50.0)),
+                ms(percentile(&cell.served, 50.0))
             );
             grid.insert((ci, win), cell);
         }
@@ -407,7 +489,8 @@ fn run_root(args: &Args, bin: &Path, root: &Path, terms: &[(&'static str, String
         spawn_floor.push(timed(|| run_ok(&mut Command::new("true")).map(|_| ()))?);
     }
     let baselines = [("ripgrep", rg), ("sqlite3", shell)].into_iter().filter(|(_, ok)| !ok).map(|(n, _)| n).collect();
-    Ok(RootRun { info, grid, mcp: has_mcp, spawn_floor, baselines })
+    drop(server);
+    Ok(RootRun { info, grid, mcp: has_mcp, serve, spawn_floor, baselines })
 }
 
 fn p(xs: &[f64], q: f64) -> String {
@@ -430,7 +513,7 @@ fn report(runs: &[RootRun], terms: &[(&'static str, String)], machine: &Machine,
         "\nOne run, every system on the same data roots, terms and windows. Calls per cell: {} unwindowed \
 (after one warm-up), one per anchor day ({} anchors spread over the archive) for each window. \
 Latencies in ms, p50 / p99 (nearest rank). CLI: `memlayers --json recall TERM` or `retrieve TERM --from A --to B`, \
-process start included. MCP: one `tools/call` round trip to a running `memlayers mcp` (`mem_recall` / `mem_retrieve`). \
+process start included, in-process (`MEMLAYERS_SERVER=off`, `--tz` and `--now` pinned). CLI serve: the same call without `--tz`/`--now` (the root's recorded zone, the clock) answered by a running `memlayers serve` (`MEMLAYERS_SERVER=require`), process start included. MCP: one `tools/call` round trip to a running `memlayers mcp` (`mem_recall` / `mem_retrieve`). \
 Library: `Memory::recall` / `Memory::retrieve` on an open handle. rg: `rg -F -i --count TERM` over `cold/` or the \
 window's day files, process start included. SQL: `{RAW_SQL}` in-process (FTS5's own bm25, top 10); sqlite3: the \
 same statement through the `sqlite3` shell, process start included.\n\n",
@@ -448,6 +531,9 @@ same statement through the `sqlite3` shell, process start included.\n\n",
             mb(i.index_bytes),
             i.index_bytes as f64 / i.archive_bytes as f64
         ));
+        if !r.serve {
+            s.push_str("CLI serve: this `memlayers` build has no `serve` subcommand, so no figures.\n\n");
+        }
         if !r.mcp {
             s.push_str("MCP: this `memlayers` build has no `mcp` subcommand, so no MCP figures.\n\n");
         }
@@ -460,6 +546,7 @@ same statement through the `sqlite3` shell, process start included.\n\n",
             for win in Win::ALL {
                 let c = &r.grid[&(ci, win)];
                 let rg_ratio = med(&c.rg) / med(&c.cli);
+                let rg_served = med(&c.rg) / med(&c.served);
                 rows.push(vec![
                     (*class).to_string(),
                     format!("`{term}`"),
@@ -467,10 +554,13 @@ same statement through the `sqlite3` shell, process start included.\n\n",
                     thousands(c.hits as u64),
                     pp(&c.cli),
                     ms(med(&c.cli) - med(&c.lib)),
+                    pp(&c.served),
+                    ms(med(&c.served) - med(&c.lib)),
                     pp(&c.mcp),
                     pp(&c.lib),
                     pp(&c.rg),
                     format!("{rg_ratio:.2}×"),
+                    format!("{rg_served:.2}×"),
                     pp(&c.sql),
                     pp(&c.shell),
                 ]);
@@ -484,10 +574,13 @@ same statement through the `sqlite3` shell, process start included.\n\n",
                 "hits",
                 "CLI",
                 "CLI − lib p50",
+                "CLI serve",
+                "serve − lib p50",
                 "MCP",
                 "library",
                 "rg",
                 "rg ÷ CLI p50",
+                "rg ÷ serve p50",
                 "SQL",
                 "sqlite3",
             ],
@@ -520,26 +613,36 @@ fn targets(r: &RootRun, terms: &[(&'static str, String)]) -> String {
     };
     let all = Win::ALL;
     let windows = [Win::Day, Win::Week, Win::Month, Win::Year];
-    let (o, at) = worst(&|c| med(&c.cli) - med(&c.lib), &all);
-    rows.push(vec![
-        "CLI p50 − library p50 ≤ 5 ms (every class, window)".into(),
-        format!("worst {} ms ({at})", ms(o)),
-        verdict(o <= 5.0),
-    ]);
-    let (o, at) = worst(&|c| med(&c.cli) / med(&c.rg), &windows);
-    rows.push(vec![
-        "windowed CLI p50 < rg over the window's files".into(),
-        format!("worst CLI ÷ rg {o:.2} ({at})"),
-        verdict(o < 1.0),
-    ]);
-    let (o, at) = worst(&|c| 3.0 * med(&c.cli) / med(&c.rg), &[Win::None]);
-    rows.push(vec![
-        "unwindowed CLI p50 ≥ 3× faster than rg over the archive".into(),
-        format!("worst rg ÷ CLI {:.2}× ({at})", 3.0 / o),
-        verdict(o <= 1.0),
-    ]);
-    let (o, at) = worst(&|c| percentile(&c.cli, 99.0), &[Win::None]);
-    rows.push(vec!["unwindowed CLI p99 ≤ 60 ms".into(), format!("worst {} ms ({at})", ms(o)), verdict(o <= 60.0)]);
+    let modes: [(&str, System); 2] = [("in-process", |c| &c.cli), ("through serve", |c| &c.served)];
+    for (mode, sys) in modes {
+        if mode == "through serve" && !r.serve {
+            continue;
+        }
+        let (o, at) = worst(&|c| med(sys(c)) - med(&c.lib), &all);
+        rows.push(vec![
+            format!("CLI ({mode}) p50 − library p50 ≤ 5 ms (every class, window)"),
+            format!("worst {} ms ({at})", ms(o)),
+            verdict(o <= 5.0),
+        ]);
+        let (o, at) = worst(&|c| med(sys(c)) / med(&c.rg), &windows);
+        rows.push(vec![
+            format!("windowed CLI ({mode}) p50 < rg over the window's files"),
+            format!("worst CLI ÷ rg {o:.2} ({at})"),
+            verdict(o < 1.0),
+        ]);
+        let (o, at) = worst(&|c| 3.0 * med(sys(c)) / med(&c.rg), &[Win::None]);
+        rows.push(vec![
+            format!("unwindowed CLI ({mode}) p50 ≥ 3× faster than rg over the archive"),
+            format!("worst rg ÷ CLI {:.2}× ({at})", 3.0 / o),
+            verdict(o <= 1.0),
+        ]);
+        let (o, at) = worst(&|c| percentile(sys(c), 99.0), &[Win::None]);
+        rows.push(vec![
+            format!("unwindowed CLI ({mode}) p99 ≤ 60 ms"),
+            format!("worst {} ms ({at})", ms(o)),
+            verdict(o <= 60.0),
+        ]);
+    }
     for (label, f, ws, lim) in [
         ("library day/week p50 ≤ 0.5 ms", 50.0, &[Win::Day, Win::Week][..], 0.5),
         ("library day/week p99 ≤ 5 ms", 99.0, &[Win::Day, Win::Week][..], 5.0),
@@ -577,6 +680,8 @@ fn svg(runs: &[RootRun], machine_line: &str) -> String {
     let series: Vec<(&str, &str, Series)> = vec![
         ("CLI, no window", "#d62728", Box::new(|r| class_median(r, Win::None, |c| &c.cli))),
         ("CLI, day window", "#ff9896", Box::new(|r| class_median(r, Win::Day, |c| &c.cli))),
+        ("CLI serve, no window", "#ff7f0e", Box::new(|r| class_median(r, Win::None, |c| &c.served))),
+        ("CLI serve, day window", "#ffbb78", Box::new(|r| class_median(r, Win::Day, |c| &c.served))),
         ("library, no window", "#1f77b4", Box::new(|r| class_median(r, Win::None, |c| &c.lib))),
         ("library, day window", "#aec7e8", Box::new(|r| class_median(r, Win::Day, |c| &c.lib))),
         ("ripgrep, whole archive", "#2ca02c", Box::new(|r| class_median(r, Win::None, |c| &c.rg))),
@@ -656,7 +761,7 @@ fn svg(runs: &[RootRun], machine_line: &str) -> String {
 }
 
 /// Median over the classes of each class's p50 for window kind `w` and one system.
-fn class_median(r: &RootRun, w: Win, sys: fn(&Cell) -> &Vec<f64>) -> f64 {
+fn class_median(r: &RootRun, w: Win, sys: System) -> f64 {
     let v: Vec<f64> = r.grid.iter().filter(|((_, win), _)| *win == w).map(|(_, c)| med(sys(c))).collect();
     if v.iter().any(|x| !x.is_finite()) { f64::NAN } else { percentile(&v, 50.0) }
 }

@@ -5,6 +5,8 @@ pub mod demo;
 pub mod layers;
 #[cfg(feature = "mcp")]
 pub mod mcp;
+#[cfg(all(unix, feature = "serve"))]
+pub mod serve;
 
 use std::path::PathBuf;
 
@@ -158,6 +160,17 @@ pub enum Cmd {
     /// mem_retrieve, …) for an agent host; runs until the client closes stdin.
     #[cfg(feature = "mcp")]
     Mcp,
+    /// Stay resident for this data root and answer the CLI's queries (recall, retrieve,
+    /// recent, by-tag, by-date, hot-get, stats) over a Unix socket, `memlayers.sock` in the data
+    /// root: such a call then skips opening the index and checking every day file, and the
+    /// server sees file changes through its watch. Runs until SIGTERM / Ctrl-C, or until
+    /// --idle-exit seconds pass without a call.
+    #[cfg(all(unix, feature = "serve"))]
+    Serve {
+        /// Exit after this many seconds without a call (default: never).
+        #[arg(long, value_name = "SECONDS")]
+        idle_exit: Option<u64>,
+    },
     /// The layer tools: hot-get, hot-set, summarize, stats, export, session-end.
     #[command(flatten)]
     Layer(crate::cli::layers::LayerCmd),
@@ -178,11 +191,52 @@ impl log::Log for StderrLog {
 
     fn log(&self, r: &log::Record) {
         if self.enabled(r.metadata()) {
-            eprintln!("memlayers: {}", r.args());
+            match CAPTURED.lock().ok().as_deref_mut().and_then(Option::as_mut) {
+                Some(buf) => buf.push_str(&format!("memlayers: {}\n", r.args())),
+                None => eprintln!("memlayers: {}", r.args()),
+            }
         }
     }
 
     fn flush(&self) {}
+}
+
+/// Warnings logged while `memlayers serve` runs a forwarded call: they belong on that
+/// call's stderr, not the server's.
+static CAPTURED: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+
+/// Starts (`true`) or ends (`false`) capturing the warnings [`StderrLog`] would print; ending
+/// returns the captured lines.
+#[cfg(all(unix, feature = "serve"))]
+fn capture_warnings(on: bool) -> String {
+    let Ok(mut g) = CAPTURED.lock() else { return String::new() };
+    if on {
+        *g = Some(String::new());
+        String::new()
+    } else {
+        g.take().unwrap_or_default()
+    }
+}
+
+/// Resolves on SIGTERM or SIGINT (Ctrl-C elsewhere): how the MCP server and `serve` learn
+/// to stop, flush usage hits and exit.
+#[cfg(all(unix, any(feature = "mcp", feature = "serve")))]
+async fn stop_signal() {
+    use tokio::signal::unix::{SignalKind, signal};
+    match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
+        (Ok(mut term), Ok(mut int)) => {
+            tokio::select! {
+                _ = term.recv() => {}
+                _ = int.recv() => {}
+            }
+        }
+        _ => std::future::pending::<()>().await,
+    }
+}
+
+#[cfg(all(not(unix), any(feature = "mcp", feature = "serve")))]
+async fn stop_signal() {
+    let _ = tokio::signal::ctrl_c().await;
 }
 
 /// Sends the library's warnings (`log::warn!`) to stderr as `memlayers: <message>` lines, unless
@@ -196,6 +250,10 @@ pub fn log_warnings_to_stderr() {
 
 /// Runs the CLI; returns the process exit code.
 pub fn main() -> i32 {
+    #[cfg(all(unix, feature = "serve"))]
+    if let Some(code) = serve::forward_unparsed() {
+        return code;
+    }
     log_warnings_to_stderr();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
@@ -205,22 +263,44 @@ pub fn main() -> i32 {
             return code;
         }
     };
+    // A query goes to the data root's resident server when one answers (`memlayers serve`).
+    #[cfg(all(unix, feature = "serve"))]
+    if let Some(code) = serve::forward(&cli) {
+        return code;
+    }
     let json = cli.json;
-    match run(cli) {
-        Ok(out) if out.is_empty() => 0,
-        Ok(out) => {
-            use std::io::Write;
-            // A closed pipe (`| head`) is not an error worth a panic.
-            let _ = writeln!(std::io::stdout().lock(), "{out}");
-            0
-        }
+    let out = outcome(json, run(cli));
+    use std::io::Write;
+    // A closed pipe (`| head`) is not an error worth a panic.
+    let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
+    let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
+    out.code
+}
+
+/// What a CLI call prints and its exit code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize)]
+pub struct Outcome {
+    /// Exit code: 0 ok, 2 bad input, 1 internal error.
+    pub code: i32,
+    /// Standard output (the JSON result and a newline, or nothing).
+    pub stdout: String,
+    /// Standard error (the error line; warnings are printed as they arise).
+    pub stderr: String,
+}
+
+/// The exit code and printed text of a command's result: its JSON on stdout, or the error on
+/// stderr (as JSON `{"error": …}` with `--json`).
+fn outcome(json: bool, r: Result<String>) -> Outcome {
+    match r {
+        Ok(out) if out.is_empty() => Outcome { code: 0, stdout: String::new(), stderr: String::new() },
+        Ok(out) => Outcome { code: 0, stdout: format!("{out}\n"), stderr: String::new() },
         Err(e) => {
-            if json {
-                eprintln!("{}", serde_json::json!({ "error": e.to_string() }));
+            let stderr = if json {
+                format!("{}\n", serde_json::json!({ "error": e.to_string() }))
             } else {
-                eprintln!("error: {e}");
-            }
-            if e.is_bad_input() { 2 } else { 1 }
+                format!("error: {e}\n")
+            };
+            Outcome { code: if e.is_bad_input() { 2 } else { 1 }, stdout: String::new(), stderr }
         }
     }
 }
@@ -307,6 +387,8 @@ fn open(cli: &Cli) -> Result<Memory> {
         Cmd::Sync { .. } | Cmd::Import { .. } => Memory::open(&root, config)?,
         #[cfg(feature = "mcp")]
         Cmd::Mcp => Memory::open(&root, config)?,
+        #[cfg(all(unix, feature = "serve"))]
+        Cmd::Serve { .. } => Memory::open(&root, config)?,
         _ => Memory::open_per_call(&root, config)?,
     };
     for w in mem.warnings() {
@@ -368,6 +450,21 @@ fn run(cli: Cli) -> Result<String> {
         ));
     }
     let mem = open(&cli)?;
+    #[cfg(feature = "mcp")]
+    if let Cmd::Mcp = cli.cmd {
+        return mcp::serve_stdio(mem).map(|()| String::new());
+    }
+    #[cfg(all(unix, feature = "serve"))]
+    if let Cmd::Serve { idle_exit } = cli.cmd {
+        return serve::serve(mem, &cli, idle_exit).map(|()| String::new());
+    }
+    run_cmd(&cli, &mem)
+}
+
+/// Runs a command on an open data root and renders its JSON: the body of every command that
+/// works on a data root, in this process or in `memlayers serve` for a forwarded call.
+pub(crate) fn run_cmd(cli: &Cli, mem: &Memory) -> Result<String> {
+    let compact = cli.json;
     match &cli.cmd {
         Cmd::Write { text, tag, important, source } => {
             let source = match source {
@@ -378,7 +475,7 @@ fn run(cli: Cli) -> Result<String> {
             };
             let args = WriteArgs { text: text.clone(), tag: tag.clone(), important: *important, source };
             let r = mem.write(&args)?;
-            eprintln!("{}", write_note(&mem, &r, cli.data_root.is_none()));
+            eprintln!("{}", write_note(mem, &r, cli.data_root.is_none()));
             render(&r, compact)
         }
         Cmd::Recall { keyword, limit, mode } => render(&mem.recall_named(keyword, *limit, mode.as_deref())?, compact),
@@ -423,8 +520,10 @@ fn run(cli: Cli) -> Result<String> {
             bar.finish_and_clear();
             render(&rep?, compact)
         }
-        Cmd::Layer(c) => crate::cli::layers::run(&mem, c, compact),
+        Cmd::Layer(c) => crate::cli::layers::run(mem, c, compact),
         #[cfg(feature = "mcp")]
-        Cmd::Mcp => mcp::serve_stdio(mem).map(|()| String::new()),
+        Cmd::Mcp => unreachable!("handled by run"),
+        #[cfg(all(unix, feature = "serve"))]
+        Cmd::Serve { .. } => unreachable!("handled by run"),
     }
 }

@@ -36,6 +36,7 @@ mod recall_parity;
 mod retrieval_eval;
 mod retrieve;
 mod root_zone;
+mod serve;
 mod sqlite3_cli;
 mod temporal_cases;
 mod temporal_props;

@@ -130,7 +130,7 @@ pub fn serve_stdio(mem: Memory) -> Result<()> {
         let ct = running.cancellation_token();
         tokio::select! {
             _ = running.waiting() => {}
-            _ = stop_signal() => ct.cancel(),
+            _ = crate::cli::stop_signal() => ct.cancel(),
         }
         Ok::<(), Error>(())
     });
@@ -141,23 +141,4 @@ pub fn serve_stdio(mem: Memory) -> Result<()> {
     served?;
     mem.flush_usage()?;
     Ok(())
-}
-
-#[cfg(unix)]
-async fn stop_signal() {
-    use tokio::signal::unix::{SignalKind, signal};
-    match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
-        (Ok(mut term), Ok(mut int)) => {
-            tokio::select! {
-                _ = term.recv() => {}
-                _ = int.recv() => {}
-            }
-        }
-        _ => std::future::pending::<()>().await,
-    }
-}
-
-#[cfg(not(unix))]
-async fn stop_signal() {
-    let _ = tokio::signal::ctrl_c().await;
 }

@@ -1,0 +1,176 @@
+//! `memlayers serve` (issue 15): CLI queries answered by a resident server over the data
+//! root's Unix socket, with the same output as an in-process call, file changes seen through
+//! the server's watch, and every call it must not answer run in-process. Real child
+//! processes, a real socket.
+#![cfg(unix)]
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_memlayers")
+}
+
+/// A CLI call with `MEMLAYERS_SERVER` set to `mode`.
+fn call(mode: &str, args: &[&str]) -> Output {
+    Command::new(bin()).env("MEMLAYERS_SERVER", mode).args(args).output().unwrap()
+}
+
+fn json(o: &Output) -> serde_json::Value {
+    assert!(o.status.success(), "exit {:?}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr));
+    serde_json::from_slice(&o.stdout).unwrap()
+}
+
+fn contents(v: &serde_json::Value) -> Vec<String> {
+    v["items"].as_array().unwrap().iter().map(|i| i["content"].as_str().unwrap().to_string()).collect()
+}
+
+/// A running `memlayers serve`, killed when dropped.
+struct Server {
+    child: Child,
+}
+
+impl Server {
+    fn start(root: &Path, extra: &[&str]) -> Server {
+        let child = Command::new(bin())
+            .args(["--data-root", root.to_str().unwrap(), "serve"])
+            .args(extra)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let s = Server { child };
+        // Ready when the socket accepts a connection (the server binds it after opening).
+        let sock = root.join("memlayers.sock");
+        let t = Instant::now();
+        while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+            assert!(t.elapsed() < Duration::from_secs(60), "the server never listened on {}", sock.display());
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        s
+    }
+
+    fn signal(&self, sig: &str) {
+        let st = Command::new("kill").args([sig, &self.child.id().to_string()]).status().unwrap();
+        assert!(st.success());
+    }
+
+    /// Waits (at most 60 s) for the server to exit; its exit code.
+    fn wait(&mut self) -> Option<i32> {
+        let t = Instant::now();
+        loop {
+            if let Some(st) = self.child.try_wait().unwrap() {
+                return st.code();
+            }
+            assert!(t.elapsed() < Duration::from_secs(60), "the server did not exit");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A data root with two entries on 2026-11-20 (zone UTC, recorded by the first write).
+fn root_with_entries() -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    let r = root.to_str().unwrap();
+    for (text, tag, now) in
+        [("买了牛奶和面包", "生活", "2026-11-20T09:00:00Z"), ("晚饭吃了火锅", "生活", "2026-11-20T12:00:00Z")]
+    {
+        let o = call("off", &["--data-root", r, "--tz", "UTC", "--now", now, "write", text, "--tag", tag]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    }
+    (dir, root)
+}
+
+#[test]
+fn a_served_query_answers_as_the_cli_does_and_sees_a_hand_edit() {
+    let (_dir, root) = root_with_entries();
+    let r = root.to_str().unwrap();
+    let _server = Server::start(&root, &[]);
+    let served = json(&call("require", &["--json", "--data-root", r, "recall", "牛奶"]));
+    assert_eq!(contents(&served), ["买了牛奶和面包"]);
+    let window = ["--json", "--data-root", r, "retrieve", "火锅", "--from", "2026-11-20", "--to", "2026-11-20"];
+    let served = json(&call("require", &window));
+    let local = json(&call("off", &window));
+    assert_eq!(contents(&served), ["晚饭吃了火锅"]);
+    assert_eq!(served["items"][0]["id"], local["items"][0]["id"]);
+    assert_eq!(served["matched"], 1);
+    // A line appended by hand (as `>>` would) is seen by the next served call.
+    let day = root.join("cold/2026-11/2026-11-20.md");
+    let mut text = std::fs::read_to_string(&day).unwrap();
+    text.push_str("- [2026-11-20T13:00:00.000Z] [生活] 下午去了博物馆\n");
+    std::fs::write(&day, text).unwrap();
+    let served = json(&call("require", &["--json", "--data-root", r, "recall", "博物馆"]));
+    assert_eq!(contents(&served), ["下午去了博物馆"]);
+    // A query's bad input is reported by the server exactly as in-process: exit 2, same text.
+    let bad = ["--data-root", r, "recall", "牛奶", "--limit", "0"];
+    let (s, l) = (call("require", &bad), call("off", &bad));
+    assert_eq!(s.status.code(), Some(2));
+    assert_eq!((s.status.code(), &s.stderr, &s.stdout), (l.status.code(), &l.stderr, &l.stdout));
+}
+
+#[test]
+fn calls_the_server_must_not_answer_run_in_process() {
+    let (_dir, root) = root_with_entries();
+    let r = root.to_str().unwrap();
+    let _server = Server::start(&root, &[]);
+    // Another zone changes what the call means: declined, then answered here.
+    let tz = ["--json", "--data-root", r, "--tz", "Asia/Tokyo", "recall", "牛奶"];
+    let o = call("require", &tz);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("declined: --tz differs"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(contents(&json(&call("auto", &tz))), ["买了牛奶和面包"]);
+    // Writes are never forwarded: with `require` a write fails before doing anything.
+    let w = ["--data-root", r, "write", "不该写入"];
+    let o = call("require", &w);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("only queries"));
+    let o = call("auto", &w);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // The server sees the in-process write through its watch.
+    assert_eq!(contents(&json(&call("require", &["--json", "--data-root", r, "recall", "不该写入"]))), ["不该写入"]);
+}
+
+#[test]
+fn a_killed_servers_socket_falls_back_and_a_new_server_replaces_it() {
+    let (_dir, root) = root_with_entries();
+    let r = root.to_str().unwrap();
+    let mut server = Server::start(&root, &[]);
+    server.signal("-KILL");
+    server.wait();
+    assert!(root.join("memlayers.sock").exists(), "SIGKILL leaves the socket behind");
+    let q = ["--json", "--data-root", r, "recall", "火锅"];
+    assert_eq!(contents(&json(&call("auto", &q))), ["晚饭吃了火锅"]);
+    let o = call("require", &q);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("no server at"));
+    let _again = Server::start(&root, &[]);
+    assert_eq!(contents(&json(&call("require", &q))), ["晚饭吃了火锅"]);
+}
+
+#[test]
+fn one_server_per_root_and_it_leaves_no_socket_on_sigterm_or_idle_exit() {
+    let (_dir, root) = root_with_entries();
+    let mut first = Server::start(&root, &[]);
+    let second = Command::new(bin()).args(["--data-root", root.to_str().unwrap(), "serve"]).output().unwrap();
+    assert_eq!(second.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("a server already answers"));
+    first.signal("-TERM");
+    assert_eq!(first.wait(), Some(0));
+    assert!(!root.join("memlayers.sock").exists());
+    let mut idle = Server::start(&root, &["--idle-exit", "1"]);
+    assert_eq!(idle.wait(), Some(0));
+    assert!(!root.join("memlayers.sock").exists());
+}
