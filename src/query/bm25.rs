@@ -165,10 +165,12 @@ pub fn state_key(c: &Connection) -> Result<Vec<u8>> {
 pub struct DfMemo {
     key: Vec<u8>,
     df: HashMap<Phrase, i64>,
+    counts: HashMap<String, i64>,
+    expansions: HashMap<String, Option<Vec<String>>>,
 }
 
-/// Most phrases one memo keeps (memlayers): past it the memo starts over, so a long-lived
-/// server asked many distinct words holds at most this many counts (a few MB).
+/// Most phrases and expressions one memo keeps (memlayers): past it the memo starts over, so a
+/// long-lived server asked many distinct words holds at most this many counts (a few MB).
 pub const MEMO_PHRASES: usize = 50_000;
 
 impl DfMemo {
@@ -176,11 +178,7 @@ impl DfMemo {
     /// from the memo when the index is in the state it was counted in, else counted with FTS5
     /// and remembered. Errors: SQLite errors.
     pub fn df(&mut self, c: &Connection, phrases: &[Phrase]) -> Result<Vec<i64>> {
-        let key = state_key(c)?;
-        if key != self.key || self.df.len() > MEMO_PHRASES {
-            self.key = key;
-            self.df.clear();
-        }
+        self.refresh(c)?;
         let mut out = Vec::with_capacity(phrases.len());
         for p in phrases {
             let n = match self.df.get(p) {
@@ -196,6 +194,64 @@ impl DfMemo {
             out.push(n);
         }
         Ok(out)
+    }
+
+    /// The number of rows matching the FTS5 expression `fts` over the whole index, memoised
+    /// as [`DfMemo::df`]. Errors: SQLite errors.
+    pub fn count(&mut self, c: &Connection, fts: &str) -> Result<i64> {
+        self.refresh(c)?;
+        if let Some(n) = self.counts.get(fts) {
+            return Ok(*n);
+        }
+        let n: i64 = c
+            .prepare_cached("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?1")?
+            .query_row([fts], |r| r.get(0))?;
+        self.counts.insert(fts.to_string(), n);
+        Ok(n)
+    }
+
+    /// `q`'s FTS5 expression ([`Query::fts`]) with each prefix probe written as the OR of
+    /// the index's terms that start with it ([`crate::query::prefix::expand`], at most
+    /// [`crate::query::prefix::MAX_TERMS`]; memoised as [`DfMemo::df`]), which matches the
+    /// same rows; and whether some prefix probe is left as a prefix (too many terms, or an
+    /// index it cannot read). A prefix no term starts with stays as it is (it matches nothing
+    /// and costs nothing). Errors: SQLite errors.
+    pub fn expanded_fts(&mut self, c: &Connection, q: &Query) -> Result<(String, bool)> {
+        self.refresh(c)?;
+        let mut left = false;
+        for p in q.probes.iter().flatten().filter(|p| p.prefix) {
+            if !self.expansions.contains_key(&p.token) {
+                let e = crate::query::prefix::expand(c, &p.token, crate::query::prefix::MAX_TERMS)?;
+                self.expansions.insert(p.token.clone(), e);
+            }
+            left |= self.expansions[&p.token].is_none();
+        }
+        let fts = q.fts_with(|p| match self.expansions.get(&p.token) {
+            Some(Some(terms)) if p.prefix && !terms.is_empty() => {
+                let own = format!(
+                    "({})",
+                    terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR ")
+                );
+                match &p.alt {
+                    Some(a) => format!("({own} OR \"{a}\")"),
+                    None => own,
+                }
+            }
+            _ => p.fts(),
+        });
+        Ok((fts, left))
+    }
+
+    /// Starts over when the index changed state or the memo is full ([`MEMO_PHRASES`]).
+    fn refresh(&mut self, c: &Connection) -> Result<()> {
+        let key = state_key(c)?;
+        if key != self.key || self.df.len() + self.counts.len() + self.expansions.len() > MEMO_PHRASES {
+            self.key = key;
+            self.df.clear();
+            self.counts.clear();
+            self.expansions.clear();
+        }
+        Ok(())
     }
 }
 
@@ -254,22 +310,42 @@ pub fn matches(q: &Query, toks: &Tokens) -> bool {
 }
 
 /// A cheap necessary condition for [`matches`] on an entry's raw text, to skip most entries
-/// of a window without segmenting them: every term with a CJK probe needs that probe's first
-/// character in the text (in `And` mode all such terms, in `Or` mode one of the terms, unless
-/// some term has no CJK probe). Text holding a CJK compatibility ideograph always passes (NFC
-/// turns it into another character, which the index holds).
+/// of a window without counting them: every probe of a term needs its first character in the
+/// text (`And`: in every term, `Or`: in one of the terms).
+///
+/// * A CJK probe needs that character; text holding a CJK compatibility ideograph always
+///   passes (NFC turns it into another character, which the index holds).
+/// * A Latin probe starting with an ASCII letter or digit `x` needs `x` in either case: every
+///   token it matches (a word starting with it, a word whose stem starts with it, or the
+///   probe's stem) starts with `x`, since the Snowball English stemmer keeps a word's first
+///   letter (its rules rewrite suffixes, and its exception list, `skies` → `sky`, `dying` →
+///   `die`, … keeps it too), and the only characters that NFC or lowercasing turn into an
+///   ASCII letter are `K` (U+212A KELVIN SIGN, NFC `K`) and `İ` (U+0130, lowercase `i̇`),
+///   which pass for `k` and `i`.
+/// * Any other probe passes.
 pub fn may_match(q: &Query, tag: &str, content: &str) -> bool {
-    let compat = |s: &str| s.chars().any(|c| matches!(c as u32, 0xF900..=0xFAFF | 0x2F800..=0x2FA1F));
-    if compat(tag) || compat(content) {
-        return true;
-    }
-    let need = |ps: &Vec<crate::index::segment::Probe>| -> Option<char> {
-        ps.iter().filter_map(|p| p.token.chars().next()).find(|c| crate::index::segment::is_cjk(*c))
-    };
     let has = |c: char| tag.contains(c) || content.contains(c);
+    let compat = std::cell::OnceCell::new();
+    let probe = |p: &crate::index::segment::Probe| -> bool {
+        let Some(first) = p.token.chars().next() else { return true };
+        if crate::index::segment::is_cjk(first) {
+            let compat = compat.get_or_init(|| {
+                let c = |s: &str| s.chars().any(|c| matches!(c as u32, 0xF900..=0xFAFF | 0x2F800..=0x2FA1F));
+                c(tag) || c(content)
+            });
+            return *compat || has(first);
+        }
+        if !first.is_ascii_alphanumeric() {
+            return true;
+        }
+        let b = first as u8;
+        let bytes = |s: &str| s.as_bytes().contains(&b) || s.as_bytes().contains(&b.to_ascii_uppercase());
+        bytes(tag) || bytes(content) || (b == b'k' && has('\u{212A}')) || (b == b'i' && has('\u{130}'))
+    };
+    let term = |ps: &Vec<crate::index::segment::Probe>| ps.iter().all(probe);
     match q.mode {
-        crate::query::search::Mode::And => q.probes.iter().all(|ps| need(ps).is_none_or(has)),
-        _ => q.probes.iter().any(|ps| need(ps).is_none_or(has)),
+        crate::query::search::Mode::And => q.probes.iter().all(term),
+        _ => q.probes.iter().any(term),
     }
 }
 
@@ -640,7 +716,7 @@ mod tests {
         let parts = [
             "哈", "哈哈", "今", "今天", "天", "車", "\u{F902}", "车", "猫", "ひら", "カ", "〇", "a", "A", "İ",
             "e\u{301}", "é", "Ｒ", "ｕ", "7", "x2", "meetings", "Meeting", "painted", "paints", "running", "run",
-            "cafe", "dying", "skies", " ", ",", "，", "-", "\u{301}", "\u{3099}", "ﾊﾞ",
+            "cafe", "dying", "skies", "\u{212A}", "Kk", "ki", "I", " ", ",", "，", "-", "\u{301}", "\u{3099}", "ﾊﾞ",
         ];
         proptest::collection::vec(proptest::sample::select(parts.to_vec()), 0..24).prop_map(|v| v.concat())
     }
@@ -651,7 +727,7 @@ mod tests {
         fn counter_equals_the_segmenter(tag in text_strategy(), content in text_strategy()) {
             use crate::query::search::{Mode, Query};
             let keywords = ["哈哈 哈", "今天 天 猫", "車 车", "meetings paint run", "cafe café é", "ひら カ",
-                "x2 7 a", "ｒｕ Ｒ", "i\u{307} İ", "dying die sky", "〇 ﾊﾞ"];
+                "x2 7 a", "ｒｕ Ｒ", "i\u{307} İ", "dying die sky", "〇 ﾊﾞ", "k", "kelvin", "i", "di", "sk", "ski"];
             for kw in keywords {
                 for mode in [Mode::And, Mode::Or] {
                     let q = Query::new(kw, mode).unwrap();
@@ -661,6 +737,8 @@ mod tests {
                     let (f, len) = reference(c.phrases(), &tag, &content);
                     proptest::prop_assert_eq!((&c.f, c.len), (&f, len), "{} in {:?} / {:?}", kw, tag, content);
                     proptest::prop_assert_eq!(c.matches(), matches(&q, &tokens(&tag, &content)));
+                    // The pre-filter never drops a match.
+                    proptest::prop_assert!(!c.matches() || may_match(&q, &tag, &content), "{} in {:?} / {:?}", kw, tag, content);
                 }
             }
         }

@@ -2,6 +2,7 @@
 //! over the entries table (rowid range for dates, the `entries_tag` index for tags).
 
 pub mod bm25;
+pub mod prefix;
 pub mod retrieve;
 pub mod search;
 pub mod stopwords;

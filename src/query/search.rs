@@ -143,12 +143,17 @@ impl Query {
     /// whose probes repeat an earlier term's is left out (same result, and FTS5's cost grows
     /// with every phrase).
     pub fn fts(&self) -> String {
+        self.fts_with(Probe::fts)
+    }
+
+    /// [`Query::fts`] with each probe written by `probe`.
+    pub fn fts_with(&self, probe: impl Fn(&Probe) -> String) -> String {
         let joiner = if self.mode == Mode::And { " AND " } else { " OR " };
         let mut seen = std::collections::HashSet::new();
         self.probes
             .iter()
             .filter(|ps| seen.insert(*ps))
-            .map(|ps| format!("({})", ps.iter().map(Probe::fts).collect::<Vec<_>>().join(" AND ")))
+            .map(|ps| format!("({})", ps.iter().map(&probe).collect::<Vec<_>>().join(" AND ")))
             .collect::<Vec<_>>()
             .join(joiner)
     }
@@ -258,18 +263,14 @@ pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
 }
 
 /// Most entries of a window read and matched in Rust instead of through FTS5, for a query
-/// with a one-character prefix probe (`今` is `"今"*`: FTS5 expands the prefix into every
-/// token starting with 今 over the whole index before the window applies, ~10 ms at 1M
-/// entries, issue 15). Reading one entry row and checking its characters costs well under a
-/// microsecond, segmenting a likely match about one: a month at 1M entries (~9 000 rows) is
-/// then cheaper than the expansion. Also the most rows an unwindowed query with such a probe
-/// reads newest first to collect its [`MAX_SCORED`] candidates.
+/// with a prefix probe the index cannot expand into a few terms ([`crate::query::prefix`];
+/// `今` is `"今"*`, which FTS5 answers by merging the doclists of every token starting with
+/// 今 over the whole index before the window applies, ~10 ms at 1M entries, issue 15).
+/// Reading one entry row and counting its characters ([`bm25::Counter`]) costs well under a
+/// microsecond: a month at 1M entries (~9 000 rows) is then cheaper than the merge. Also the
+/// most rows an unwindowed query with such a probe reads newest first to collect its
+/// [`MAX_SCORED`] candidates.
 pub const WINDOW_SCAN_ROWS: i64 = 12_000;
-
-/// True when `q` has a prefix probe of one character (see [`WINDOW_SCAN_ROWS`]).
-pub fn has_short_prefix(q: &Query) -> bool {
-    q.probes.iter().flatten().any(|p| p.prefix && p.token.chars().count() == 1)
-}
 
 /// Counts the entries matching `fts` (within `range` and the exact UTC filter `ts`).
 pub fn count_matches(
@@ -573,16 +574,17 @@ impl Store {
         exact_bm25: bool,
     ) -> Result<Searched> {
         let c = self.conn()?;
-        let fts = q.fts();
+        // Prefix probes as the OR of their terms where the index can list them
+        // (`query::prefix`); `short` when some prefix probe is left as a prefix.
+        let (fts, short) = self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).expanded_fts(&c, q)?;
         let ts_ms = match &ts {
             None => None,
             Some((a, b)) => Some((ms_of(a)?, ms_of(b)?)),
         };
-        let short = has_short_prefix(q);
         let mut counter = bm25::Counter::new(q);
         let mut scanned = false;
         let (rows, matched) = match range {
-            // A one-character prefix in a small window: read the window's rows (see
+            // A prefix probe in a small window: read the window's rows (see
             // WINDOW_SCAN_ROWS), every match counted.
             Some(r) if short && window_rows_at_most(&c, r.0, r.1, WINDOW_SCAN_ROWS)? => {
                 scanned = true;
@@ -591,22 +593,17 @@ impl Store {
                 rows.truncate(MAX_SCORED);
                 (rows, matched)
             }
-            _ => {
-                // One phrase and no window: the count is that phrase's document frequency
-                // (memoised while the index is unchanged).
-                let matched = if range.is_none() && ts.is_none() && bm25::single_phrase(q) {
-                    let ph = bm25::phrases(q);
-                    self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).df(&c, &ph)?[0]
-                } else {
-                    count_matches(&c, &fts, range, ts.as_ref())?
+            None if ts.is_none() => {
+                // No window: the count is memoised while the index is unchanged (one phrase:
+                // its document frequency, shared with the IDF).
+                let matched = {
+                    let mut memo = self.df_memo.lock().unwrap_or_else(|e| e.into_inner());
+                    if bm25::single_phrase(q) { memo.df(&c, &bm25::phrases(q))?[0] } else { memo.count(&c, &fts)? }
                 };
                 let total = bm25::totals(&c)?.rows;
                 let rows = if matched == 0 {
                     Vec::new()
-                } else if range.is_none()
-                    && short
-                    && (MAX_SCORED as i64).saturating_mul(total) / matched <= WINDOW_SCAN_ROWS
-                {
+                } else if short && (MAX_SCORED as i64).saturating_mul(total) / matched <= WINDOW_SCAN_ROWS {
                     // Unwindowed, a one-character prefix matching often: the newest rows hold
                     // the newest MAX_SCORED matches within WINDOW_SCAN_ROWS rows (expected);
                     // when they do not, FTS5 finds them.
@@ -627,6 +624,17 @@ impl Store {
                     }
                 } else {
                     fts_candidates(&c, &mut counter, &fts, range, ts_ms)?
+                };
+                (rows, matched)
+            }
+            _ => {
+                // A window: the candidates first; fewer than the cap are every match, and
+                // only a capped answer needs the count.
+                let rows = fts_candidates(&c, &mut counter, &fts, range, ts_ms)?;
+                let matched = if rows.len() < MAX_SCORED {
+                    rows.len() as i64
+                } else {
+                    count_matches(&c, &fts, range, ts.as_ref())?
                 };
                 (rows, matched)
             }

@@ -206,11 +206,10 @@ fn every_match_is_scored_up_to_the_cap_and_only_the_newest_beyond_it() {
     assert_eq!(r.items[0].content, "周报 普通记录 第499条 今天的内容比较长一些没有别的");
 }
 
-#[test]
-fn a_one_character_query_in_a_window_counts_and_ranks_every_match() {
-    // Read row by row instead of through FTS5 (query::search::WINDOW_SCAN_ROWS). 2026-11-20:
-    // five entries, 猫 in three of them (once only in the tag), one 車 (U+F902, a CJK
-    // compatibility ideograph that NFC turns into 車, U+8ECA) and none elsewhere that week.
+/// 2026-11-20: five entries, 猫 in three of them (once only in the tag), one 車 (U+F902, a
+/// CJK compatibility ideograph that NFC turns into 車, U+8ECA) and none elsewhere that week;
+/// 2026-11-10 holds `extra` after a 猫. Returns the data root and its handle.
+fn cats(extra: &str) -> (tempfile::TempDir, Memory) {
     let dir = tempfile::tempdir().unwrap();
     put(
         dir.path(),
@@ -219,18 +218,27 @@ fn a_one_character_query_in_a_window_counts_and_ranks_every_match() {
          - [2026-11-20T02:00:00.000Z] [猫] 去了宠物医院打疫苗做检查\n\
          - [2026-11-20T03:00:00.000Z] [-] 今天下雨\n\
          - [2026-11-20T04:00:00.000Z] [-] 邻居家的猫很吵\n\
-         - [2026-11-20T05:00:00.000Z] [-] 修了車子\n",
+         - [2026-11-20T05:00:00.000Z] [-] 修了車子\n",
     );
-    put(dir.path(), "cold/2026-11/2026-11-10.md", "- [2026-11-10T01:00:00.000Z] [-] 猫\n");
+    put(dir.path(), "cold/2026-11/2026-11-10.md", &format!("- [2026-11-10T01:00:00.000Z] [-] 猫{extra}\n"));
     let m = open_at(dir.path(), NOW);
-    let ask = |q: &str| {
-        let r = m.retrieve(&RetrieveArgs { query: q.into(), explain: true, ..Default::default() }).unwrap();
-        let sql = r.explain.as_ref().unwrap().sql.clone();
-        (r.items.into_iter().map(|i| (i.content, i.score.unwrap())).collect::<Vec<_>>(), r.matched, sql)
-    };
+    (dir, m)
+}
+
+/// A query's items (content, score), matched count and explained SQL.
+fn ask_explained(m: &Memory, q: &str) -> (Vec<(String, f64)>, i64, String) {
+    let r = m.retrieve(&RetrieveArgs { query: q.into(), explain: true, ..Default::default() }).unwrap();
+    let sql = r.explain.as_ref().unwrap().sql.clone();
+    (r.items.into_iter().map(|i| (i.content, i.score.unwrap())).collect::<Vec<_>>(), r.matched, sql)
+}
+
+#[test]
+fn a_one_character_query_in_a_window_counts_and_ranks_every_match() {
+    // 猫 starts few index terms: the prefix goes to FTS5 as the OR of them (query::prefix).
+    let (_dir, m) = cats("");
     // NOW is 2026-11-29 (Sunday): 上周五 = 2026-11-20.
-    let (items, matched, sql) = ask("上周五 猫");
-    assert!(sql.starts_with("SELECT r.id, coalesce(r.tag, t.tag), r.content FROM entry_rows r"), "{sql}");
+    let (items, matched, sql) = ask_explained(&m, "上周五 猫");
+    assert!(sql.starts_with("SELECT r.id, coalesce(r.tag, t.tag), r.content FROM entries_fts f"), "{sql}");
     assert_eq!(matched, 3);
     // BM25 by hand: one phrase "猫"* (its IDF a common factor), k1 = 1.2, b = 0.75, tag ×2.
     // Tokens: 给猫买了猫粮 → 给猫 猫买 买了 了猫 猫粮 粮 (D 6; f 2: 猫买, 猫粮); tag 猫 (f 2) +
@@ -241,8 +249,27 @@ fn a_one_character_query_in_a_window_counts_and_ranks_every_match() {
     // 1.15, 0.3718, 0.15.
     let want = [("给猫买了猫粮", 1.15), ("去了宠物医院打疫苗做检查", 0.3718), ("邻居家的猫很吵", 0.15)];
     assert_eq!(items, want.map(|(c, s)| (c.to_string(), s)));
-    let (items, matched, _) = ask("上周五 車");
-    assert_eq!((items.len(), items[0].0.as_str(), matched), (1, "修了車子", 1));
+    let (items, matched, _) = ask_explained(&m, "上周五 車");
+    assert_eq!((items.len(), items[0].0.as_str(), matched), (1, "修了車子", 1));
+}
+
+#[test]
+fn a_one_character_query_starting_many_terms_reads_the_windows_rows() {
+    // 猫 then 一, 丁, 丂, … (MAX_TERMS + 1 distinct bigrams 猫X, on the 10th): too many terms
+    // to expand, so the window's rows are read (query::search::WINDOW_SCAN_ROWS). Same
+    // matches and order as through FTS5 (the scores differ: the 10th's tokens change avgdl,
+    // not the order of these three, worked out in the test above: same f, smaller D first;
+    // f 2 at D 13 still above f 1 at D 7 for any avgdl).
+    let n = memlayers::query::prefix::MAX_TERMS + 1;
+    let extra: String = (0..n as u32).map(|i| format!(" 猫{}", char::from_u32(0x4E00 + i).unwrap())).collect();
+    let (_dir, m) = cats(&extra);
+    let (items, matched, sql) = ask_explained(&m, "上周五 猫");
+    assert!(sql.starts_with("SELECT r.id, coalesce(r.tag, t.tag), r.content FROM entry_rows r"), "{sql}");
+    assert_eq!(matched, 3);
+    let got: Vec<&str> = items.iter().map(|(c, _)| c.as_str()).collect();
+    assert_eq!(got, ["给猫买了猫粮", "去了宠物医院打疫苗做检查", "邻居家的猫很吵"]);
+    let (items, matched, _) = ask_explained(&m, "上周五 車");
+    assert_eq!((items.len(), items[0].0.as_str(), matched), (1, "修了車子", 1));
 }
 
 /// memlayers' own BM25 (`query::bm25`) against FTS5's `bm25(…, 2.0, 1.0)` on the example
