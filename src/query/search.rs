@@ -362,6 +362,11 @@ impl Candidate {
     }
 }
 
+/// Column `i` of `r` as bytes, borrowed (text not checked to be UTF-8).
+fn bytes<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'a [u8]> {
+    Ok(r.get_ref(i)?.as_bytes()?)
+}
+
 /// Column `i` of `r` as text, borrowed (no copy; SQLite's own buffer, checked to be UTF-8).
 fn text<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'a str> {
     Ok(r.get_ref(i)?.as_str()?)
@@ -434,6 +439,39 @@ fn fts_candidates(
     Ok(out)
 }
 
+/// The matches of the terms `terms` (the expansion of a query's one prefix probe) in the
+/// rowid range `lo..=hi`, as [`fts_candidates`] gives them (the newest [`MAX_SCORED`],
+/// counted), and their number: each term's rowids in the window (an FTS5 seek each), merged.
+fn term_union(
+    c: &Connection,
+    counter: &mut bm25::Counter,
+    terms: &[String],
+    (lo, hi): (i64, i64),
+) -> Result<(Vec<Candidate>, i64)> {
+    let mut ids: Vec<i64> = Vec::new();
+    let mut st =
+        c.prepare_cached("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3")?;
+    for t in terms {
+        for id in st.query_map(params![bm25::quoted(t), lo, hi], |r| r.get(0))? {
+            ids.push(id?);
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    let mut row = c.prepare_cached(
+        "SELECT coalesce(r.tag, t.tag), r.content FROM entry_rows r JOIN tags t ON t.id = r.tag_id WHERE r.id = ?1",
+    )?;
+    let mut out = Vec::with_capacity(ids.len().min(MAX_SCORED));
+    for &id in ids.iter().rev().take(MAX_SCORED) {
+        let mut rows = row.query([id])?;
+        if let Some(r) = rows.next()? {
+            counter.count(text(r, 0)?, text(r, 1)?);
+            out.push(Candidate::counted(id, counter));
+        }
+    }
+    Ok((out, ids.len() as i64))
+}
+
 /// The SQL of a scan ([`WINDOW_SCAN_ROWS`]): entry rows newest first as `id, tag, content`,
 /// each then matched and scored in Rust. Parameters: `?1`/`?2` rowid range, `?3`/`?4` the
 /// UTC filter's bounds (ms since 1970).
@@ -469,10 +507,12 @@ fn scan_candidates(
             break;
         }
         read += 1;
-        let (tag, content) = (text(r, 1)?, text(r, 2)?);
+        // The pre-filter on the bytes; the text is checked to be UTF-8 only when it passes.
+        let (tag, content) = (bytes(r, 1)?, bytes(r, 2)?);
         if !bm25::may_match(q, tag, content) {
             continue;
         }
+        let (tag, content) = (text(r, 1)?, text(r, 2)?);
         counter.count(tag, content);
         if counter.matches() {
             out.push(Candidate::counted(r.get(0)?, counter));
@@ -576,7 +616,8 @@ impl Store {
         let c = self.conn()?;
         // Prefix probes as the OR of their terms where the index can list them
         // (`query::prefix`); `short` when some prefix probe is left as a prefix.
-        let (fts, short) = self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).expanded_fts(&c, q)?;
+        let bm25::Expanded { fts, left: short, single } =
+            self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).expanded_fts(&c, q)?;
         let ts_ms = match &ts {
             None => None,
             Some((a, b)) => Some((ms_of(a)?, ms_of(b)?)),
@@ -592,6 +633,12 @@ impl Store {
                 let matched = rows.len() as i64;
                 rows.truncate(MAX_SCORED);
                 (rows, matched)
+            }
+            // One prefix probe of many terms in a larger window: each term's matches in the
+            // window, merged here (FTS5's OR of many phrases steps every phrase for every row).
+            Some(r) if ts.is_none() && single.is_some() => {
+                let terms = single.as_deref().unwrap_or_default();
+                term_union(&c, &mut counter, terms, r)?
             }
             None if ts.is_none() => {
                 // No window: the count is memoised while the index is unchanged (one phrase:
@@ -660,10 +707,15 @@ fn ms_of(ts: &str) -> Result<i64> {
         .map_err(|e| Error::bad("time_range", format!("{ts:?} is not an RFC 3339 instant ({e})")))
 }
 
-/// True when the rowid range `lo..=hi` holds at most `n` entries (counts at most `n + 1`).
+/// True when the rowid range `lo..=hi` holds at most `n` entries, by the per-day entry counts
+/// sync keeps (`files.entries`, one row per day file of the range, instead of a walk over
+/// the window's rows: half a millisecond for a month at 1M entries). Only the choice
+/// between reading the rows and asking FTS5 depends on it, never an answer.
 fn window_rows_at_most(c: &Connection, lo: i64, hi: i64, n: i64) -> Result<bool> {
+    let day = |id: i64| crate::files::day_from_number(id >> 20).map(crate::files::cold_rel);
+    let (Some(a), Some(b)) = (day(lo), day(hi)) else { return Ok(false) };
     let k: i64 = c
-        .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM entry_rows WHERE id BETWEEN ?1 AND ?2 LIMIT ?3)")?
-        .query_row(params![lo, hi, n + 1], |r| r.get(0))?;
+        .prepare_cached("SELECT coalesce(sum(entries), 0) FROM files WHERE path BETWEEN ?1 AND ?2")?
+        .query_row(params![a, b], |r| r.get(0))?;
     Ok(k <= n)
 }
