@@ -20,7 +20,8 @@
 //! The socket is `memlayers.sock` in the data root, mode 0600 (only its owner may connect).
 //! `MEMLAYERS_SERVER` chooses what a CLI call does: `auto` (default) forwards when a server
 //! answers and runs in-process otherwise; `off` never forwards; `require` forwards or fails
-//! (exit 1) naming why.
+//! (exit 1) naming why; `spawn` is `auto` that also starts a server in the background
+//! (`--idle-exit 600`) when none answers, for the calls that follow.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -37,7 +38,7 @@ use crate::{Error, Memory, Result};
 pub const SOCKET_FILE: &str = "memlayers.sock";
 
 /// Environment variable choosing whether CLI calls use a running server: `auto`, `off`,
-/// `require` (module docs).
+/// `require`, `spawn` (module docs).
 pub const SERVER_ENV: &str = "MEMLAYERS_SERVER";
 
 /// Protocol version of the request line.
@@ -128,7 +129,14 @@ pub fn forward_unparsed() -> Option<i32> {
         ),
     };
     let root = std::path::absolute(root).ok()?;
-    let out = send(&root, argv).ok()?;
+    let out = match send(&root, argv) {
+        Ok(out) => out,
+        Err(Failure::NoServer(_)) => {
+            spawn_if_asked(&root);
+            return None;
+        }
+        Err(Failure::Other(_)) => return None,
+    };
     let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
     let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
     Some(out.code)
@@ -146,13 +154,20 @@ pub fn forward(cli: &Cli) -> Option<i32> {
         "require" => true,
         _ => false,
     };
-    match try_forward(cli) {
+    let sent = try_forward(cli);
+    if let (Err(Failure::NoServer(_)), None, None) = (&sent, &cli.config, &cli.tz)
+        && let Ok(root) = super::load_config(cli)
+            .and_then(|c| std::path::absolute(super::data_root(cli, &c)).map_err(|e| Error::io("data root", e)))
+    {
+        spawn_if_asked(&root);
+    }
+    match sent {
         Ok(out) => {
             let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
             let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
             Some(out.code)
         }
-        Err(why) if require => {
+        Err(Failure::NoServer(why) | Failure::Other(why)) if require => {
             eprintln!("error: {SERVER_ENV}=require and the call was not answered by a server: {why}");
             Some(1)
         }
@@ -160,36 +175,79 @@ pub fn forward(cli: &Cli) -> Option<i32> {
     }
 }
 
-fn try_forward(cli: &Cli) -> std::result::Result<Outcome, String> {
+/// Why a call was not answered by a server (the text says it for `require`).
+#[derive(Debug)]
+enum Failure {
+    /// Nothing listens on the data root's socket.
+    NoServer(String),
+    /// Not a query, the server declined, or the exchange failed.
+    Other(String),
+}
+
+fn other(e: impl std::fmt::Display) -> Failure {
+    Failure::Other(e.to_string())
+}
+
+fn try_forward(cli: &Cli) -> std::result::Result<Outcome, Failure> {
     if !forwardable(&cli.cmd) {
-        return Err("only queries are answered by a server".into());
+        return Err(other("only queries are answered by a server"));
     }
     if cli.now.is_some() {
-        return Err("--now pins the clock of one call".into());
+        return Err(other("--now pins the clock of one call"));
     }
-    let config = super::load_config(cli).map_err(|e| e.to_string())?;
-    let root = std::path::absolute(super::data_root(cli, &config)).map_err(|e| e.to_string())?;
+    let config = super::load_config(cli).map_err(other)?;
+    let root = std::path::absolute(super::data_root(cli, &config)).map_err(other)?;
     let argv: Vec<String> = std::env::args_os()
-        .map(|a| a.into_string().map_err(|_| "an argument is not UTF-8".to_string()))
+        .map(|a| a.into_string().map_err(|_| other("an argument is not UTF-8")))
         .collect::<std::result::Result<_, _>>()?;
     send(&root, argv)
 }
 
-/// Sends one call to the server of `root` and reads its reply. Errors (as text): no server
-/// listens, it declined, or its reply is not understood.
-fn send(root: &Path, argv: Vec<String>) -> std::result::Result<Outcome, String> {
+/// Sends one call to the server of `root` and reads its reply. Errors: no server listens, it
+/// declined, or its reply is not understood.
+fn send(root: &Path, argv: Vec<String>) -> std::result::Result<Outcome, Failure> {
     let socket = socket_path(root);
     let root = root.to_path_buf();
-    let mut stream = UnixStream::connect(&socket).map_err(|e| format!("no server at {}: {e}", socket.display()))?;
-    let req = serde_json::to_string(&Request { v: PROTOCOL, root, argv }).map_err(|e| e.to_string())?;
-    stream.write_all(format!("{req}\n").as_bytes()).map_err(|e| e.to_string())?;
+    let mut stream = UnixStream::connect(&socket)
+        .map_err(|e| Failure::NoServer(format!("no server at {}: {e}", socket.display())))?;
+    let req = serde_json::to_string(&Request { v: PROTOCOL, root, argv }).map_err(other)?;
+    stream.write_all(format!("{req}\n").as_bytes()).map_err(other)?;
     let mut line = String::new();
-    BufReader::new(stream).read_line(&mut line).map_err(|e| e.to_string())?;
+    BufReader::new(stream).read_line(&mut line).map_err(other)?;
     match serde_json::from_str::<Reply>(&line) {
         Ok(Reply::Done(out)) => Ok(out),
-        Ok(Reply::Declined { decline }) => Err(format!("the server declined: {decline}")),
-        Err(e) => Err(format!("the server's reply is not understood: {e}")),
+        Ok(Reply::Declined { decline }) => Err(other(format!("the server declined: {decline}"))),
+        Err(e) => Err(other(format!("the server's reply is not understood: {e}"))),
     }
+}
+
+/// Seconds a server started by `MEMLAYERS_SERVER=spawn` waits for a call before it exits.
+pub const SPAWN_IDLE_EXIT_SECS: u64 = 600;
+
+/// With `MEMLAYERS_SERVER=spawn` and no server for `root`: starts `memlayers --data-root ROOT
+/// serve --idle-exit 600` in the background (its own process group, no terminal, output
+/// discarded) for the calls after this one, which itself runs in-process. At most once per
+/// process. Nothing happens in the other modes, or for a root that does not exist yet.
+fn spawn_if_asked(root: &Path) {
+    use std::os::unix::process::CommandExt;
+    static SPAWNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if std::env::var(SERVER_ENV).as_deref() != Ok("spawn")
+        || !root.is_dir()
+        || SPAWNED.swap(true, std::sync::atomic::Ordering::Relaxed)
+    {
+        return;
+    }
+    let Ok(exe) = std::env::current_exe() else { return };
+    let _ = std::process::Command::new(exe)
+        .arg("--data-root")
+        .arg(root)
+        .args(["serve", "--idle-exit", &SPAWN_IDLE_EXIT_SECS.to_string()])
+        .env_remove(SERVER_ENV)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn();
 }
 
 /// What the server was started with, against which each call's options are compared.
@@ -246,6 +304,7 @@ pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
     }
     let listener = UnixListener::bind(&socket).map_err(|e| Error::io(&socket, e))?;
     std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600)).map_err(|e| Error::io(&socket, e))?;
+    let bound = socket_inode(&socket);
     let served = Served {
         root: root.clone(),
         config: cli.config.as_ref().map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
@@ -285,11 +344,20 @@ pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
         }
         Ok::<(), Error>(())
     });
-    // Only our own socket is removed (a later server may have replaced a stale one).
-    let _ = std::fs::remove_file(&socket);
+    // Only our own socket is removed: two servers started at the same instant (two first
+    // calls with MEMLAYERS_SERVER=spawn) may have replaced each other's; the one left
+    // unreachable idles out.
+    if bound.is_some() && socket_inode(&socket) == bound {
+        let _ = std::fs::remove_file(&socket);
+    }
     result?;
     mem.flush_usage()?;
     Ok(())
+}
+
+fn socket_inode(path: &Path) -> Option<u64> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::symlink_metadata(path).ok().map(|m| m.ino())
 }
 
 /// Reads one request from `stream`, runs it on `mem` (or declines it) and writes the reply.

@@ -177,73 +177,30 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
-/// Threads that write and fsync the temp files of [`atomic_write_all`] at once.
+/// Threads that write (and, without `syncfs`, fsync) the files of a batch at once
+/// ([`cas::write_all`]).
 pub const WRITE_THREADS: usize = 8;
 
-/// [`atomic_write`] for many files at once, with the same guarantee for each file (a reader
-/// or a crash sees its old bytes or its new bytes, never a torn file) and fewer waits: the temp
-/// files are written and fsynced by [`WRITE_THREADS`] threads together (the device serves the
-/// fsyncs side by side instead of one after another), then renamed in order, then each
-/// distinct folder is fsynced once instead of once per file. On an error the temp files not
-/// yet renamed are removed; files already renamed keep their complete new bytes. Errors: the
-/// first I/O error, naming its file.
-pub fn atomic_write_all(items: &[(&Path, &[u8])]) -> Result<()> {
-    static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-    let mut tmps = Vec::with_capacity(items.len());
-    for (path, _) in items {
-        let dir = path.parent().ok_or_else(|| Error::OutsideRoot(path.to_path_buf()))?;
-        fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
-        let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        tmps.push(dir.join(format!(".{name}.tmp-{}-b{n}", std::process::id())));
-    }
-    let cleanup = |from: usize| {
-        for t in &tmps[from..] {
-            let _ = fs::remove_file(t);
-        }
-    };
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let failed: std::sync::Mutex<Option<Error>> = std::sync::Mutex::new(None);
-    std::thread::scope(|s| {
-        for _ in 0..WRITE_THREADS.min(items.len()) {
-            s.spawn(|| {
-                loop {
-                    let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    if i >= items.len() {
-                        break;
-                    }
-                    let r = (|| {
-                        let mut f = fs::File::create(&tmps[i])?;
-                        f.write_all(items[i].1)?;
-                        f.sync_all()
-                    })();
-                    if let Err(e) = r {
-                        failed.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert(Error::io(items[i].0, e));
-                        break;
-                    }
-                }
-            });
-        }
-    });
-    if let Some(e) = failed.into_inner().unwrap_or_else(|p| p.into_inner()) {
-        cleanup(0);
-        return Err(e);
-    }
-    let mut dirs: Vec<&Path> = Vec::new();
-    for (i, (path, _)) in items.iter().enumerate() {
-        if let Err(e) = fs::rename(&tmps[i], path) {
-            cleanup(i);
-            return Err(Error::io(path, e));
-        }
-        if let Some(d) = path.parent()
-            && !dirs.contains(&d)
-        {
-            dirs.push(d);
-        }
-    }
+/// `syncfs(2)` once for each file system holding one of the folders `dirs`: the data and
+/// metadata written there so far are on disk when it returns (Linux 5.8+ reports write-back
+/// errors). One call instead of one `fsync` per file: 3 624 fsyncs took 1.3 s of a 1.9 s
+/// import of 100 000 entries (issue 15). Errors: a folder cannot be opened, or the flush
+/// failed (named by the folder).
+#[cfg(all(target_os = "linux", not(feature = "portable-fallback")))]
+pub fn sync_file_systems<'a>(dirs: impl Iterator<Item = &'a Path>) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let mut devices: Vec<u64> = Vec::new();
+    let mut seen_dirs: Vec<&Path> = Vec::new();
     for d in dirs {
-        if let Ok(f) = fs::File::open(d) {
-            let _ = f.sync_all();
+        if seen_dirs.contains(&d) {
+            continue;
+        }
+        seen_dirs.push(d);
+        let f = fs::File::open(d).map_err(|e| Error::io(d, e))?;
+        let dev = f.metadata().map_err(|e| Error::io(d, e))?.dev();
+        if !devices.contains(&dev) {
+            devices.push(dev);
+            rustix::fs::syncfs(&f).map_err(|e| Error::io(d, std::io::Error::from(e)))?;
         }
     }
     Ok(())

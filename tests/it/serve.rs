@@ -174,3 +174,50 @@ fn one_server_per_root_and_it_leaves_no_socket_on_sigterm_or_idle_exit() {
     assert_eq!(idle.wait(), Some(0));
     assert!(!root.join("memlayers.sock").exists());
 }
+
+/// The pids of `memlayers … serve` processes whose command line names `root` (Linux /proc).
+#[cfg(target_os = "linux")]
+fn servers_of(root: &Path) -> Vec<u32> {
+    let want = root.to_str().unwrap();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            let cmd = std::fs::read(format!("/proc/{pid}/cmdline")).unwrap_or_default();
+            let args: Vec<&[u8]> = cmd.split(|b| *b == 0).collect();
+            args.contains(&want.as_bytes()) && args.contains(&&b"serve"[..])
+        })
+        .collect()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn spawn_mode_starts_a_server_in_the_background_for_the_calls_that_follow() {
+    let (_dir, root) = root_with_entries();
+    let r = root.to_str().unwrap();
+    let q = ["--json", "--data-root", r, "recall", "牛奶"];
+    // No server yet: this call answers in-process and starts one.
+    assert_eq!(contents(&json(&call("spawn", &q))), ["买了牛奶和面包"]);
+    let sock = root.join("memlayers.sock");
+    let t = Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(t.elapsed() < Duration::from_secs(60), "no server was started");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let pids = servers_of(&root);
+    assert_eq!(pids.len(), 1, "exactly one server: {pids:?}");
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", pids[0])).unwrap();
+    assert!(String::from_utf8_lossy(&cmdline).contains("--idle-exit\u{0}600"));
+    // The next calls are answered by it; a second spawn-mode call starts no other server.
+    assert_eq!(contents(&json(&call("require", &q))), ["买了牛奶和面包"]);
+    assert_eq!(contents(&json(&call("spawn", &q))), ["买了牛奶和面包"]);
+    assert_eq!(servers_of(&root), pids);
+    // Stop it as a user would; it leaves no socket.
+    assert!(Command::new("kill").args(["-TERM", &pids[0].to_string()]).status().unwrap().success());
+    let t = Instant::now();
+    while !servers_of(&root).is_empty() {
+        assert!(t.elapsed() < Duration::from_secs(60), "the spawned server did not stop");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(!sock.exists());
+}
