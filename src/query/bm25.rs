@@ -211,27 +211,23 @@ impl DfMemo {
     }
 
     /// `q`'s FTS5 expression ([`Query::fts`]) with each prefix probe written as the OR of
-    /// the index's terms that start with it ([`crate::query::prefix::expand`], at most
-    /// [`crate::query::prefix::MAX_TERMS`]; memoised as [`DfMemo::df`]), which matches the
-    /// same rows; and whether some prefix probe is left as a prefix (too many terms, or an
-    /// index it cannot read). A prefix no term starts with stays as it is (it matches nothing
+    /// the index's terms that start with it ([`crate::query::prefix::expand`], when at most
+    /// [`crate::query::prefix::MAX_TERMS`]; listings memoised as [`DfMemo::df`]), which
+    /// matches the same rows. A prefix no term starts with stays as it is (it matches nothing
     /// and costs nothing). Errors: SQLite errors.
-    pub fn expanded_fts(&mut self, c: &Connection, q: &Query) -> Result<(String, bool)> {
+    pub fn expanded_fts(&mut self, c: &Connection, q: &Query) -> Result<Expanded> {
+        use crate::query::prefix::{MAX_LISTED, MAX_TERMS, expand};
         self.refresh(c)?;
         let mut left = false;
         for p in q.probes.iter().flatten().filter(|p| p.prefix) {
             if !self.expansions.contains_key(&p.token) {
-                let e = crate::query::prefix::expand(c, &p.token, crate::query::prefix::MAX_TERMS)?;
-                self.expansions.insert(p.token.clone(), e);
+                self.expansions.insert(p.token.clone(), expand(c, &p.token, MAX_LISTED)?);
             }
-            left |= self.expansions[&p.token].is_none();
+            left |= self.expansions[&p.token].as_ref().is_none_or(|t| t.len() > MAX_TERMS);
         }
         let fts = q.fts_with(|p| match self.expansions.get(&p.token) {
-            Some(Some(terms)) if p.prefix && !terms.is_empty() => {
-                let own = format!(
-                    "({})",
-                    terms.iter().map(|t| format!("\"{}\"", t.replace('"', "\"\""))).collect::<Vec<_>>().join(" OR ")
-                );
+            Some(Some(terms)) if p.prefix && !terms.is_empty() && terms.len() <= MAX_TERMS => {
+                let own = format!("({})", terms.iter().map(|t| quoted(t)).collect::<Vec<_>>().join(" OR "));
                 match &p.alt {
                     Some(a) => format!("({own} OR \"{a}\")"),
                     None => own,
@@ -239,7 +235,14 @@ impl DfMemo {
             }
             _ => p.fts(),
         });
-        Ok((fts, left))
+        let distinct: std::collections::HashSet<_> = q.probes.iter().collect();
+        let single = match (distinct.len(), q.probes[0].as_slice()) {
+            (1, [p]) if p.prefix && p.alt.is_none() => {
+                self.expansions.get(&p.token).cloned().flatten().filter(|t| t.len() > MAX_TERMS)
+            }
+            _ => None,
+        };
+        Ok(Expanded { fts, left, single })
     }
 
     /// Starts over when the index changed state or the memo is full ([`MEMO_PHRASES`]).
@@ -253,6 +256,25 @@ impl DfMemo {
         }
         Ok(())
     }
+}
+
+/// A query's FTS5 expression with its prefix probes expanded ([`DfMemo::expanded_fts`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expanded {
+    /// The expression: prefix probes of at most [`crate::query::prefix::MAX_TERMS`] terms
+    /// written as the OR of their terms, others as they are.
+    pub fts: String,
+    /// True when some prefix probe is left as a prefix (more terms, or an index whose
+    /// b-tree could not be read).
+    pub left: bool,
+    /// For a query of one prefix probe (no stem) left as a prefix: its terms, when listed
+    /// (at most [`crate::query::prefix::MAX_LISTED`]).
+    pub single: Option<Vec<String>>,
+}
+
+/// A term as an FTS5 string (double quotes, inner quotes doubled).
+pub fn quoted(t: &str) -> String {
+    format!("\"{}\"", t.replace('"', "\"\""))
 }
 
 /// FTS5's IDF of a phrase found in `df` of `rows` rows (module docs).
@@ -309,8 +331,8 @@ pub fn matches(q: &Query, toks: &Tokens) -> bool {
     }
 }
 
-/// A cheap necessary condition for [`matches`] on an entry's raw text, to skip most entries
-/// of a window without counting them: every probe of a term needs its first character in the
+/// A cheap necessary condition for [`matches`] on an entry's raw text (UTF-8 bytes, not yet
+/// checked), to skip most entries of a window without counting them: every probe of a term needs its first character in the
 /// text (`And`: in every term, `Or`: in one of the terms).
 ///
 /// * A CJK probe needs that character; text holding a CJK compatibility ideograph always
@@ -323,30 +345,45 @@ pub fn matches(q: &Query, toks: &Tokens) -> bool {
 ///   ASCII letter are `K` (U+212A KELVIN SIGN, NFC `K`) and `İ` (U+0130, lowercase `i̇`),
 ///   which pass for `k` and `i`.
 /// * Any other probe passes.
-pub fn may_match(q: &Query, tag: &str, content: &str) -> bool {
-    let has = |c: char| tag.contains(c) || content.contains(c);
+pub fn may_match(q: &Query, tag: &[u8], content: &[u8]) -> bool {
+    let has = |pat: &[u8]| contains(tag, pat) || contains(content, pat);
     let compat = std::cell::OnceCell::new();
     let probe = |p: &crate::index::segment::Probe| -> bool {
         let Some(first) = p.token.chars().next() else { return true };
+        let mut buf = [0u8; 4];
         if crate::index::segment::is_cjk(first) {
-            let compat = compat.get_or_init(|| {
-                let c = |s: &str| s.chars().any(|c| matches!(c as u32, 0xF900..=0xFAFF | 0x2F800..=0x2FA1F));
-                c(tag) || c(content)
-            });
-            return *compat || has(first);
+            return has(first.encode_utf8(&mut buf).as_bytes())
+                || *compat.get_or_init(|| has_compat(tag) || has_compat(content));
         }
         if !first.is_ascii_alphanumeric() {
             return true;
         }
         let b = first as u8;
-        let bytes = |s: &str| s.as_bytes().contains(&b) || s.as_bytes().contains(&b.to_ascii_uppercase());
-        bytes(tag) || bytes(content) || (b == b'k' && has('\u{212A}')) || (b == b'i' && has('\u{130}'))
+        let byte = |s: &[u8]| memchr::memchr2(b, b.to_ascii_uppercase(), s).is_some();
+        byte(tag)
+            || byte(content)
+            || (b == b'k' && has("\u{212A}".as_bytes()))
+            || (b == b'i' && has("\u{130}".as_bytes()))
     };
     let term = |ps: &Vec<crate::index::segment::Probe>| ps.iter().all(probe);
     match q.mode {
         crate::query::search::Mode::And => q.probes.iter().all(term),
         _ => q.probes.iter().any(term),
     }
+}
+
+/// True when UTF-8 `s` holds a CJK compatibility ideograph: U+F900–U+FAFF (bytes `EF A4`–`EF
+/// AB` then one more) or U+2F800–U+2FA1F (`F0 AF A0`–`F0 AF A8`, two more).
+fn has_compat(s: &[u8]) -> bool {
+    memchr::memchr2_iter(0xEF, 0xF0, s).any(|i| match (s[i], s.get(i + 1)) {
+        (0xEF, Some(b)) => (0xA4..=0xAB).contains(b),
+        (_, b) => b == Some(&0xAF),
+    })
+}
+
+/// True when `pat` occurs in `s`.
+fn contains(s: &[u8], pat: &[u8]) -> bool {
+    memchr::memmem::find(s, pat).is_some()
 }
 
 /// [`score`] on [`tokens`] already split: the reference [`Counter`] is checked against.
@@ -714,9 +751,48 @@ mod tests {
     fn text_strategy() -> impl proptest::strategy::Strategy<Value = String> {
         use proptest::prelude::*;
         let parts = [
-            "哈", "哈哈", "今", "今天", "天", "車", "\u{F902}", "车", "猫", "ひら", "カ", "〇", "a", "A", "İ",
-            "e\u{301}", "é", "Ｒ", "ｕ", "7", "x2", "meetings", "Meeting", "painted", "paints", "running", "run",
-            "cafe", "dying", "skies", "\u{212A}", "Kk", "ki", "I", " ", ",", "，", "-", "\u{301}", "\u{3099}", "ﾊﾞ",
+            "哈",
+            "哈哈",
+            "今",
+            "今天",
+            "天",
+            "車",
+            "\u{F902}",
+            "车",
+            "猫",
+            "ひら",
+            "カ",
+            "〇",
+            "a",
+            "A",
+            "İ",
+            "e\u{301}",
+            "é",
+            "Ｒ",
+            "ｕ",
+            "7",
+            "x2",
+            "meetings",
+            "Meeting",
+            "painted",
+            "paints",
+            "running",
+            "run",
+            "cafe",
+            "dying",
+            "skies",
+            "\u{212A}",
+            "\u{2F800}",
+            "Kk",
+            "ki",
+            "I",
+            " ",
+            ",",
+            "，",
+            "-",
+            "\u{301}",
+            "\u{3099}",
+            "ﾊﾞ",
         ];
         proptest::collection::vec(proptest::sample::select(parts.to_vec()), 0..24).prop_map(|v| v.concat())
     }
@@ -727,7 +803,7 @@ mod tests {
         fn counter_equals_the_segmenter(tag in text_strategy(), content in text_strategy()) {
             use crate::query::search::{Mode, Query};
             let keywords = ["哈哈 哈", "今天 天 猫", "車 车", "meetings paint run", "cafe café é", "ひら カ",
-                "x2 7 a", "ｒｕ Ｒ", "i\u{307} İ", "dying die sky", "〇 ﾊﾞ", "k", "kelvin", "i", "di", "sk", "ski"];
+                "x2 7 a", "ｒｕ Ｒ", "i\u{307} İ", "dying die sky", "〇 ﾊﾞ", "k", "丽", "kelvin", "i", "di", "sk", "ski"];
             for kw in keywords {
                 for mode in [Mode::And, Mode::Or] {
                     let q = Query::new(kw, mode).unwrap();
@@ -738,7 +814,7 @@ mod tests {
                     proptest::prop_assert_eq!((&c.f, c.len), (&f, len), "{} in {:?} / {:?}", kw, tag, content);
                     proptest::prop_assert_eq!(c.matches(), matches(&q, &tokens(&tag, &content)));
                     // The pre-filter never drops a match.
-                    proptest::prop_assert!(!c.matches() || may_match(&q, &tag, &content), "{} in {:?} / {:?}", kw, tag, content);
+                    proptest::prop_assert!(!c.matches() || may_match(&q, tag.as_bytes(), content.as_bytes()), "{} in {:?} / {:?}", kw, tag, content);
                 }
             }
         }

@@ -35,6 +35,12 @@ use crate::Result;
 /// terms has large doclists to merge either way.
 pub const MAX_TERMS: usize = 64;
 
+/// Most terms of a prefix listed at all (memlayers): a one-character query in a window too
+/// large to read row by row is answered term by term up to this many terms
+/// (`query::search`). A common Chinese character starts a few hundred bigrams (天: 380 in a
+/// million generated entries); each term costs one FTS5 seek, ~10 µs.
+pub const MAX_LISTED: usize = 4096;
+
 /// Bits of an `entries_fts_data` id below the segment id (FTS5's `FTS5_DATA_PAGE_B` 31 +
 /// `FTS5_DATA_HEIGHT_B` 5 + `FTS5_DATA_DLI_B` 1).
 const SEGID_SHIFT: u32 = 37;

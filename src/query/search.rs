@@ -30,7 +30,7 @@
 //! always wins.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::index::Store;
@@ -298,10 +298,6 @@ pub fn count_matches(
     })
 }
 
-fn ts_of(item: &Item) -> Option<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(&item.ts).ok().map(|t| t.with_timezone(&Utc))
-}
-
 /// The plugin's recency bonus as a fraction of its +3: 1 within 30 days, 1/3 within 90, else 0
 /// (dsh-memory-layers v1.2 `mem_recall`: "30 天内 +3、90 天内 +1").
 pub fn recent_bonus(age_days: f64) -> f64 {
@@ -314,25 +310,42 @@ pub fn recent_bonus(age_days: f64) -> f64 {
     }
 }
 
-/// Scores candidates (`(item, bm25)` as FTS5 returns them) with the one documented score
-/// (module docs) and sorts them best first, ties newest first. `usage` holds each item's
-/// usage weight 0–100.
+/// A top candidate before its row is read whole: what the score needs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Scored {
+    /// Entry id.
+    pub id: i64,
+    /// The entry's instant.
+    pub ts: DateTime<Utc>,
+    /// The entry's text (its usage key is derived from it).
+    pub content: String,
+}
+
+impl crate::layers::usage::ops::Hit for Scored {
+    fn content(&self) -> &str {
+        &self.content
+    }
+}
+
+/// Scores candidates (`(candidate, bm25)`) with the one documented score (module docs) and
+/// sorts them best first, ties newest first. `usage` holds each candidate's usage weight
+/// 0–100.
 pub fn score_candidates(
-    rows: Vec<(Item, f64)>,
+    rows: Vec<(Scored, f64)>,
     usage: &[f64],
     now: DateTime<Utc>,
     tau_days: Option<f64>,
     w: RankWeights,
-) -> Vec<(Item, ScoreParts)> {
+) -> Vec<(Scored, ScoreParts)> {
     let rs: Vec<f64> = rows.iter().map(|(_, b)| -b).collect();
     let (lo, hi) = rs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), r| (l.min(*r), h.max(*r)));
-    let mut scored: Vec<(Item, ScoreParts)> = rows
+    let mut scored: Vec<(Scored, ScoreParts)> = rows
         .into_iter()
         .zip(usage)
         .map(|((item, bm25), &weight)| {
             let r = -bm25;
             let text = if hi > lo { (r - lo) / (hi - lo) } else { 1.0 };
-            let age_days = ts_of(&item).map(|t| (now - t).num_seconds() as f64 / 86_400.0).unwrap_or(f64::MAX);
+            let age_days = (now - item.ts).num_seconds() as f64 / 86_400.0;
             let recent = recent_bonus(age_days);
             let recency = tau_days.map(|tau| (-age_days.max(0.0) / tau).exp()).unwrap_or(0.0);
             let score = text + w.usage * weight / 100.0 + w.recent * recent + w.recency * recency;
@@ -362,6 +375,11 @@ impl Candidate {
     }
 }
 
+/// Column `i` of `r` as bytes, borrowed (text not checked to be UTF-8).
+fn bytes<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'a [u8]> {
+    Ok(r.get_ref(i)?.as_bytes()?)
+}
+
 /// Column `i` of `r` as text, borrowed (no copy; SQLite's own buffer, checked to be UTF-8).
 fn text<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'a str> {
     Ok(r.get_ref(i)?.as_str()?)
@@ -376,7 +394,7 @@ pub fn ranked(
     rows: Vec<Candidate>,
     opts: &RankOpts,
     memo: &std::sync::Mutex<bm25::DfMemo>,
-    weights: &dyn Fn(&[Item]) -> Vec<f64>,
+    weights: &dyn Fn(&[Scored]) -> Vec<f64>,
 ) -> Result<Vec<(Item, ScoreParts)>> {
     if rows.is_empty() {
         return Ok(Vec::new());
@@ -395,17 +413,29 @@ pub fn ranked(
     // Best BM25 first; among equals the newest.
     scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
     scored.truncate(candidates(opts.limit));
-    let mut st = c.prepare_cached(&format!("SELECT {} FROM entries e WHERE e.id = ?1", crate::query::ITEM_COLUMNS))?;
-    let mut top = Vec::with_capacity(scored.len());
+    // The instant and text of the top K (what the score needs), from the row itself; the
+    // `entries` view's columns only for the `limit` returned.
+    let mut st = c.prepare_cached(&format!("SELECT {ROW_TS_MS}, r.content FROM entry_rows r WHERE r.id = ?1"))?;
+    let (mut top, mut bm) = (Vec::with_capacity(scored.len()), Vec::with_capacity(scored.len()));
     for (id, b) in scored {
-        if let Some(item) = st.query_map([id], item_from_row)?.next().transpose()? {
-            top.push((item, b));
+        let row = st.query_row([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))).optional()?;
+        if let Some((ms, content)) = row {
+            // Out of chrono's range (never written by memlayers): as old as can be, no bonus.
+            let ts = DateTime::from_timestamp_millis(ms).unwrap_or(DateTime::<Utc>::MIN_UTC);
+            top.push(Scored { id, ts, content });
+            bm.push(b);
         }
     }
-    let items: Vec<Item> = top.iter().map(|(i, _)| i.clone()).collect();
-    let usage = weights(&items);
-    let mut out = score_candidates(top, &usage, opts.now, opts.tau_days, opts.weights);
-    out.truncate(opts.limit);
+    let usage = weights(&top);
+    let mut scored = score_candidates(top.into_iter().zip(bm).collect(), &usage, opts.now, opts.tau_days, opts.weights);
+    scored.truncate(opts.limit);
+    let mut st = c.prepare_cached(&format!("SELECT {} FROM entries e WHERE e.id = ?1", crate::query::ITEM_COLUMNS))?;
+    let mut out = Vec::with_capacity(scored.len());
+    for (s, parts) in scored {
+        if let Some(item) = st.query_map([s.id], item_from_row)?.next().transpose()? {
+            out.push((item, parts));
+        }
+    }
     Ok(out)
 }
 
@@ -432,6 +462,39 @@ fn fts_candidates(
         out.push(Candidate::counted(r.get(0)?, counter));
     }
     Ok(out)
+}
+
+/// The matches of the terms `terms` (the expansion of a query's one prefix probe) in the
+/// rowid range `lo..=hi`, as [`fts_candidates`] gives them (the newest [`MAX_SCORED`],
+/// counted), and their number: each term's rowids in the window (an FTS5 seek each), merged.
+fn term_union(
+    c: &Connection,
+    counter: &mut bm25::Counter,
+    terms: &[String],
+    (lo, hi): (i64, i64),
+) -> Result<(Vec<Candidate>, i64)> {
+    let mut ids: Vec<i64> = Vec::new();
+    let mut st =
+        c.prepare_cached("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3")?;
+    for t in terms {
+        for id in st.query_map(params![bm25::quoted(t), lo, hi], |r| r.get(0))? {
+            ids.push(id?);
+        }
+    }
+    ids.sort_unstable();
+    ids.dedup();
+    let mut row = c.prepare_cached(
+        "SELECT coalesce(r.tag, t.tag), r.content FROM entry_rows r JOIN tags t ON t.id = r.tag_id WHERE r.id = ?1",
+    )?;
+    let mut out = Vec::with_capacity(ids.len().min(MAX_SCORED));
+    for &id in ids.iter().rev().take(MAX_SCORED) {
+        let mut rows = row.query([id])?;
+        if let Some(r) = rows.next()? {
+            counter.count(text(r, 0)?, text(r, 1)?);
+            out.push(Candidate::counted(id, counter));
+        }
+    }
+    Ok((out, ids.len() as i64))
 }
 
 /// The SQL of a scan ([`WINDOW_SCAN_ROWS`]): entry rows newest first as `id, tag, content`,
@@ -469,10 +532,12 @@ fn scan_candidates(
             break;
         }
         read += 1;
-        let (tag, content) = (text(r, 1)?, text(r, 2)?);
+        // The pre-filter on the bytes; the text is checked to be UTF-8 only when it passes.
+        let (tag, content) = (bytes(r, 1)?, bytes(r, 2)?);
         if !bm25::may_match(q, tag, content) {
             continue;
         }
+        let (tag, content) = (text(r, 1)?, text(r, 2)?);
         counter.count(tag, content);
         if counter.matches() {
             out.push(Candidate::counted(r.get(0)?, counter));
@@ -576,7 +641,8 @@ impl Store {
         let c = self.conn()?;
         // Prefix probes as the OR of their terms where the index can list them
         // (`query::prefix`); `short` when some prefix probe is left as a prefix.
-        let (fts, short) = self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).expanded_fts(&c, q)?;
+        let bm25::Expanded { fts, left: short, single } =
+            self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).expanded_fts(&c, q)?;
         let ts_ms = match &ts {
             None => None,
             Some((a, b)) => Some((ms_of(a)?, ms_of(b)?)),
@@ -592,6 +658,12 @@ impl Store {
                 let matched = rows.len() as i64;
                 rows.truncate(MAX_SCORED);
                 (rows, matched)
+            }
+            // One prefix probe of many terms in a larger window: each term's matches in the
+            // window, merged here (FTS5's OR of many phrases steps every phrase for every row).
+            Some(r) if ts.is_none() && single.is_some() => {
+                let terms = single.as_deref().unwrap_or_default();
+                term_union(&c, &mut counter, terms, r)?
             }
             None if ts.is_none() => {
                 // No window: the count is memoised while the index is unchanged (one phrase:
@@ -642,7 +714,7 @@ impl Store {
         let ts_filter = ts.is_some();
         let opts =
             RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank, matched, exact_bm25 };
-        let weights = |items: &[Item]| self.weights(items);
+        let weights = |items: &[Scored]| self.weights(items);
         let mut hits = ranked(&c, q, rows, &opts, &self.df_memo, &weights)?;
         for (item, parts) in &mut hits {
             item.score = Some(round4(parts.score));
@@ -660,10 +732,15 @@ fn ms_of(ts: &str) -> Result<i64> {
         .map_err(|e| Error::bad("time_range", format!("{ts:?} is not an RFC 3339 instant ({e})")))
 }
 
-/// True when the rowid range `lo..=hi` holds at most `n` entries (counts at most `n + 1`).
+/// True when the rowid range `lo..=hi` holds at most `n` entries, by the per-day entry counts
+/// sync keeps (`files.entries`, one row per day file of the range, instead of a walk over
+/// the window's rows: half a millisecond for a month at 1M entries). Only the choice
+/// between reading the rows and asking FTS5 depends on it, never an answer.
 fn window_rows_at_most(c: &Connection, lo: i64, hi: i64, n: i64) -> Result<bool> {
+    let day = |id: i64| crate::files::day_from_number(id >> 20).map(crate::files::cold_rel);
+    let (Some(a), Some(b)) = (day(lo), day(hi)) else { return Ok(false) };
     let k: i64 = c
-        .prepare_cached("SELECT count(*) FROM (SELECT 1 FROM entry_rows WHERE id BETWEEN ?1 AND ?2 LIMIT ?3)")?
-        .query_row(params![lo, hi, n + 1], |r| r.get(0))?;
+        .prepare_cached("SELECT coalesce(sum(entries), 0) FROM files WHERE path BETWEEN ?1 AND ?2")?
+        .query_row(params![a, b], |r| r.get(0))?;
     Ok(k <= n)
 }

@@ -427,3 +427,34 @@ fn skipping_the_idf_of_a_one_phrase_query_changes_nothing_but_explain() {
         assert_eq!(got, ask(&explained, true), "{q}");
     }
 }
+
+#[test]
+fn a_one_character_query_of_many_terms_in_a_large_window_is_answered_term_by_term() {
+    // 2026-11-20 holds 12 100 entries (more than WINDOW_SCAN_ROWS = 12 000, so the window is
+    // not read row by row); every 20th says 猫 then one of 70 characters (一, 丁, 丂, …: more
+    // than MAX_TERMS = 64 terms start with 猫, so no OR), 605 matches in all. Each match has
+    // the same BM25 (one instance, two tokens, the tag `-` none), the same usage weight and
+    // recency: the newest 500 are scored (MAX_SCORED) and the answer is the 10 newest, i =
+    // 12 080, 12 060, … 11 900, written one second apart.
+    let dir = tempfile::tempdir().unwrap();
+    let mut day = String::new();
+    for i in 0..12_100u32 {
+        let text = if i % 20 == 0 {
+            format!("猫{}", char::from_u32(0x4E00 + (i / 20) % 70).unwrap())
+        } else {
+            format!("记录 {i}")
+        };
+        let t = 3600 + i;
+        day.push_str(&format!("- [2026-11-20T{:02}:{:02}:{:02}.000Z] [-] {text}\n", t / 3600, t / 60 % 60, t % 60));
+    }
+    put(dir.path(), "cold/2026-11/2026-11-20.md", &day);
+    let m = open_at(dir.path(), NOW);
+    let (items, matched, sql) = ask_explained(&m, "上周五 猫");
+    assert!(sql.contains("FROM entries_fts f"), "{sql}");
+    assert_eq!(matched, 605);
+    let got: Vec<String> = items.iter().map(|(c, _)| c.clone()).collect();
+    let want: Vec<String> =
+        (0..10u32).map(|k| format!("猫{}", char::from_u32(0x4E00 + (604 - k) % 70).unwrap())).collect();
+    assert_eq!(got, want);
+    assert!(items.iter().all(|(_, s)| *s == items[0].1), "{items:?}");
+}
