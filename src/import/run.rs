@@ -17,6 +17,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use chrono::NaiveDate;
+
 use serde::Serialize;
 
 use super::{DayPlan, Format, ScanSummary, scan_each};
@@ -85,32 +87,53 @@ impl Store {
         let _busy = self.mark_busy(&lock, "import")?;
         let (mut found, mut added, mut changed, mut done) = (0usize, 0usize, 0usize, 0usize);
         let (mut first, mut last, mut days_with_entries) = (None, None, 0usize);
-        // Days arrive from the scan one by one and are written in batches: the files of a batch
-        // side by side (fsyncs together, one per folder) and mirrored in one index transaction
-        // (one FTS5 flush instead of one per day: a per-day commit made the import 6x slower
-        // than sync, issue 15). Each file is still written atomically before the index learns
-        // of it, and only one batch of days is in memory at a time.
-        let mut batch: Vec<DayPlan> = Vec::with_capacity(IMPORT_BATCH_DAYS);
-        let mut flush = |batch: &mut Vec<DayPlan>, total: usize| -> Result<()> {
-            let (a, c) = self.import_batch(&lock, batch)?;
-            added += a;
-            changed += c;
-            done += batch.len();
-            batch.clear();
-            progress(done, total);
-            Ok(())
-        };
-        let mut total_days = 0;
-        let mut report = scan_each(path, format, self.tz(), &mut |day, total| {
-            found += day.entries.len();
-            days_with_entries += 1;
-            first.get_or_insert(day.day);
-            last = Some(day.day);
-            total_days = total;
-            batch.push(day);
-            if batch.len() == IMPORT_BATCH_DAYS { flush(&mut batch, total) } else { Ok(()) }
-        })?;
-        flush(&mut batch, total_days)?;
+        // Days arrive from the scan one by one and are handled in batches: the files of a
+        // batch written side by side (made durable together) and mirrored in one index
+        // transaction (one FTS5 flush instead of one per day: a per-day commit made the import
+        // 6x slower than sync, issue 15). Two stages overlap: a second thread scans the
+        // archive and writes each batch's day files; this thread mirrors the written batches
+        // into the index, handed over one at a time. A file is on disk before the index learns
+        // of it; at most two batches of days are in memory (one being written, one mirrored).
+        let tz = self.tz();
+        let (tx, rx) = std::sync::mpsc::sync_channel::<WrittenBatch>(0);
+        let (scanned, mirrored) = std::thread::scope(|s| {
+            let files = s.spawn(move || {
+                let mut batch: Vec<DayPlan> = Vec::with_capacity(IMPORT_BATCH_DAYS);
+                let send = |batch: &mut Vec<DayPlan>, total: usize| -> Result<()> {
+                    let written = self.write_batch(std::mem::take(batch), total)?;
+                    // The receiver is gone only when mirroring failed: its error is reported.
+                    tx.send(written).map_err(|_| Error::bad("import", "stopped"))
+                };
+                let mut total_days = 0;
+                let report = scan_each(path, format, tz, &mut |day, total| {
+                    total_days = total;
+                    batch.push(day);
+                    if batch.len() == IMPORT_BATCH_DAYS { send(&mut batch, total) } else { Ok(()) }
+                })?;
+                send(&mut batch, total_days)?;
+                Ok::<_, Error>(report)
+            });
+            let mirrored = (|| -> Result<()> {
+                for written in rx {
+                    for d in &written.days {
+                        found += d.entries.len();
+                        days_with_entries += 1;
+                        first.get_or_insert(d.day);
+                        last = Some(d.day);
+                    }
+                    let n = written.days.len();
+                    let (a, c) = self.mirror_batch(&lock, written.days)?;
+                    added += a;
+                    changed += c;
+                    done += n;
+                    progress(done, written.total);
+                }
+                Ok(())
+            })();
+            (files.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), mirrored)
+        });
+        mirrored?;
+        let mut report = scanned?;
         crate::index::compact_after_bulk(&*self.conn()?, added)?;
         let layers = if format == Format::Dsh { Some(self.import_dsh_layers(&lock, path)?) } else { None };
         let mut summary = report.summary();
@@ -131,6 +154,100 @@ impl Store {
         })
     }
 
+    /// The file stage of an import: prepares the batch's days (module docs: multiset
+    /// idempotence) and writes their files together with compare-and-swap
+    /// ([`crate::files::cas::write_all`]); each day file written is stat'ed at once, so a hand
+    /// edit after this instant differs from what the index records. The plans are consumed
+    /// (their entries moved, not copied: a batch of a million-entry archive holds tens of MB).
+    /// Errors: I/O.
+    fn write_batch(&self, plans: Vec<DayPlan>, total: usize) -> Result<WrittenBatch> {
+        let mut days: Vec<WrittenDay> = plans
+            .into_iter()
+            .map(|d| WrittenDay {
+                day: d.day,
+                entries: d.entries.into_iter().map(|e| e.entry).collect(),
+                state: Written::Unchanged,
+            })
+            .collect();
+        let mut prepared = Vec::new();
+        for (i, d) in days.iter().enumerate() {
+            let p = self.prepare_append(d.day, &d.entries, &mut multiset_keep())?;
+            if !p.added.is_empty() {
+                prepared.push((i, p));
+            }
+        }
+        let items: Vec<(&Path, &cas::Snapshot, &[u8])> =
+            prepared.iter().map(|(_, p)| (p.path.as_path(), &p.snap, p.bytes.as_slice())).collect();
+        let outcomes = cas::write_all(&items)?;
+        let mut states = Vec::with_capacity(prepared.len());
+        for ((i, p), o) in prepared.into_iter().zip(outcomes) {
+            let state = match o {
+                Outcome::Changed => Written::Redo,
+                Outcome::Done { raced: true } => Written::Raced { added: p.added.len() },
+                Outcome::Done { raced: false } => {
+                    let meta = std::fs::metadata(&p.path).map_err(|e| Error::io(&p.path, e))?;
+                    // The appended entries are a subsequence of the day's planned entries, in
+                    // order: found again by address, kept as indices.
+                    let all = &days[i].entries;
+                    let mut j = 0;
+                    let mut added = Vec::with_capacity(p.added.len());
+                    for (line, e) in &p.added {
+                        while !std::ptr::eq(&all[j], *e) {
+                            j += 1;
+                        }
+                        added.push((*line, j));
+                    }
+                    Written::Done(Box::new(Done { meta, old: p.snap.bytes, count: p.count, added, bytes: p.bytes }))
+                }
+            };
+            states.push((i, state));
+        }
+        for (i, state) in states {
+            days[i].state = state;
+        }
+        Ok(WrittenBatch { days, total })
+    }
+
+    /// The index stage of an import: mirrors a written batch in one transaction; a day written
+    /// while someone appended next to it is mirrored from the file as it is now, and a day whose
+    /// file changed before its write is done again ([`Store::import_batch`]). Returns (entries
+    /// added, days changed).
+    fn mirror_batch(&self, lock: &WriterLock, days: Vec<WrittenDay>) -> Result<(usize, usize)> {
+        let (mut added, mut changed) = (0, 0);
+        let mut c = self.conn()?;
+        let tx = c.transaction()?;
+        let mut raced = Vec::new();
+        let mut redo = Vec::new();
+        for d in days {
+            match d.state {
+                Written::Unchanged => {}
+                Written::Redo => redo.push((d.day, d.entries)),
+                Written::Raced { added: n } => {
+                    added += n;
+                    changed += 1;
+                    raced.push(d.day);
+                }
+                Written::Done(w) => {
+                    added += w.added.len();
+                    changed += 1;
+                    let appended: Vec<(i64, &Entry)> = w.added.iter().map(|(l, j)| (*l, &d.entries[*j])).collect();
+                    self.mirror_written_in(&tx, d.day, &w.meta, &w.old, w.count, &w.bytes, &appended)?;
+                }
+            }
+        }
+        tx.commit()?;
+        drop(c);
+        for day in raced {
+            self.mirror_day(lock, day)?;
+        }
+        if !redo.is_empty() {
+            let (a, ch) = self.import_batch(lock, &redo)?;
+            added += a;
+            changed += ch;
+        }
+        Ok((added, changed))
+    }
+
     /// Appends one batch of planned days (module docs: multiset idempotence), writes their
     /// files together with compare-and-swap ([`crate::files::cas::write_all`]) and mirrors
     /// them in one transaction. A day file that changed between its read and its write (a hand
@@ -138,9 +255,7 @@ impl Store {
     /// in a next round with the other changed days (at most [`cas::MAX_REDO`] rounds). A day
     /// written while someone appended next to it is mirrored from the file as it is now.
     /// Returns (entries added, days changed). The caller holds the writer lock.
-    fn import_batch(&self, lock: &WriterLock, days: &[DayPlan]) -> Result<(usize, usize)> {
-        let entries: Vec<Vec<Entry>> =
-            days.iter().map(|d| d.entries.iter().map(|e| e.entry.clone()).collect()).collect();
+    fn import_batch(&self, lock: &WriterLock, days: &[(NaiveDate, Vec<Entry>)]) -> Result<(usize, usize)> {
         let (mut added, mut changed) = (0, 0);
         let mut todo: Vec<usize> = (0..days.len()).collect();
         for _ in 0..cas::MAX_REDO {
@@ -149,7 +264,7 @@ impl Store {
             }
             let mut prepared = Vec::new();
             for &i in &todo {
-                let p = self.prepare_append(days[i].day, &entries[i], &mut multiset_keep())?;
+                let p = self.prepare_append(days[i].0, &days[i].1, &mut multiset_keep())?;
                 if !p.added.is_empty() {
                     prepared.push((i, p));
                 }
@@ -183,11 +298,48 @@ impl Store {
         }
         match todo.first() {
             None => Ok((added, changed)),
-            Some(&i) => {
-                Err(kept_changing(&crate::files::safe_join(self.root(), &crate::files::cold_rel(days[i].day))?))
-            }
+            Some(&i) => Err(kept_changing(&crate::files::safe_join(self.root(), &crate::files::cold_rel(days[i].0))?)),
         }
     }
+}
+
+/// A batch of days after the file stage of an import ([`Store::write_batch`]).
+struct WrittenBatch {
+    days: Vec<WrittenDay>,
+    /// Days the scan found in all (for progress).
+    total: usize,
+}
+
+/// One planned day and what its file write did.
+struct WrittenDay {
+    day: NaiveDate,
+    /// The planned entries (moved out of the scan's plan).
+    entries: Vec<Entry>,
+    state: Written,
+}
+
+enum Written {
+    /// Nothing to add: the file already holds every planned entry.
+    Unchanged,
+    /// The file changed between its read and its write: nothing written, decide again.
+    Redo,
+    /// Written while someone appended next to it: mirror the file as it is now.
+    Raced { added: usize },
+    /// Written as planned.
+    Done(Box<Done>),
+}
+
+/// A day file written as planned ([`Written::Done`]).
+struct Done {
+    /// The file's metadata right after the write.
+    meta: std::fs::Metadata,
+    /// Its bytes before, holding `count` entries.
+    old: Vec<u8>,
+    count: usize,
+    /// The appended entries: (line number, index into the day's `entries`).
+    added: Vec<(i64, usize)>,
+    /// Its bytes after.
+    bytes: Vec<u8>,
 }
 
 /// The filter of an import (module docs): a planned entry is kept when the day file holds

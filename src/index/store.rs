@@ -330,11 +330,28 @@ impl Store {
         bytes: &[u8],
         appended: &[(i64, &crate::files::entry::Entry)],
     ) -> Result<()> {
-        let rel = crate::files::cold_rel(day);
-        let path = self.root.join(&rel);
+        let path = self.root.join(crate::files::cold_rel(day));
         let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
-        let (_, mtime_ns, inode) = crate::files::identity::identity(&meta);
-        let ctime_ns = crate::files::identity::ctime_ns(&meta);
+        self.mirror_written_in(tx, day, &meta, old_bytes, old_entries, bytes, appended)
+    }
+
+    /// [`Store::mirror_appended_in`] with the file's metadata taken by the caller right after
+    /// its write (an import mirrors a batch while it writes the next): the index records that
+    /// identity, so an edit made after it is seen by the next sync.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn mirror_written_in(
+        &self,
+        tx: &rusqlite::Transaction,
+        day: NaiveDate,
+        meta: &std::fs::Metadata,
+        old_bytes: &[u8],
+        old_entries: usize,
+        bytes: &[u8],
+        appended: &[(i64, &crate::files::entry::Entry)],
+    ) -> Result<()> {
+        let rel = crate::files::cold_rel(day);
+        let (_, mtime_ns, inode) = crate::files::identity::identity(meta);
+        let ctime_ns = crate::files::identity::ctime_ns(meta);
         let stat = sync::FileStat { rel, day, size: bytes.len() as i64, mtime_ns, inode, ctime_ns };
         let hash = sync::sha1_hex(bytes);
         let done = !appended.is_empty()
