@@ -1,11 +1,13 @@
 //! The SQLite index: opening, migrations, pragmas, and rebuild on version change or corruption.
 //!
 //! `index.sqlite3` in the data root is derived from the Markdown files and can always be
-//! rebuilt from them. Connections come from an r2d2 pool; every connection runs in WAL mode
+//! rebuilt from them. Connections come from an r2d2 pool (a one-call process opens its own:
+//! [`pool`]); every connection runs in WAL mode
 //! with a busy timeout, so readers never block on the single writer.
 
 pub mod check;
 pub mod mirror;
+pub mod pool;
 pub mod segment;
 pub mod stamp;
 pub mod store;
@@ -28,8 +30,7 @@ mod embedded {
     refinery::embed_migrations!("migrations");
 }
 
-/// A pool of connections to one index file.
-pub type DbPool = Pool<SqliteConnectionManager>;
+pub use pool::{Conn, DbPool};
 
 /// File name of the index inside the data root.
 pub const INDEX_FILE: &str = "index.sqlite3";
@@ -199,10 +200,13 @@ fn pool(path: &Path, per_call: bool) -> Result<DbPool> {
     let init = if per_call { init_conn_per_call } else { init_conn };
     let manager = SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init);
     // A long-lived handle keeps one connection ready. A one-call process opens connections on
-    // demand only: r2d2 otherwise opens a replacement in the background each time one is
-    // checked out, and a CLI call opened the index 8–10 times (issue 15's strace).
-    let min_idle = if per_call { 0 } else { 1 };
-    Pool::builder().max_size(8).min_idle(Some(min_idle)).build(manager).map_err(Error::pool)
+    // demand only, on its own thread (`pool::PerCallPool`): r2d2 opens a replacement in the
+    // background each time one is checked out (a CLI call opened the index 8–10 times, issue
+    // 15's strace) and starts three worker threads.
+    if per_call {
+        return Ok(DbPool::PerCall(pool::PerCallPool::new(manager)));
+    }
+    Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map(DbPool::Shared).map_err(Error::pool)
 }
 
 /// Where a read-only data root's index lives.
@@ -237,7 +241,8 @@ pub fn open_read_only(root: &Path) -> Result<(DbPool, OpenState, ReadOnlyIndex)>
                 c.pragma_update(None, "cache_size", -32_000)?;
                 Ok(())
             });
-            let pool = Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map_err(Error::pool)?;
+            let pool =
+                DbPool::Shared(Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map_err(Error::pool)?);
             return Ok((pool, OpenState::Current, ReadOnlyIndex::InPlace));
         }
     }

@@ -152,9 +152,9 @@ impl Store {
         self.config.timezone
     }
 
-    /// A pooled connection to the index.
-    pub fn conn(&self) -> Result<r2d2::PooledConnection<r2d2_sqlite::SqliteConnectionManager>> {
-        self.pool.get().map_err(Error::pool)
+    /// A connection to the index, from this store's [`DbPool`].
+    pub fn conn(&self) -> Result<crate::index::Conn<'_>> {
+        self.pool.get()
     }
 
     /// Takes the writer lock (bounded by `lockTimeoutMs`). Errors: [`Error::LockTimeout`];
