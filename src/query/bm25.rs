@@ -332,8 +332,8 @@ pub fn matches(q: &Query, toks: &Tokens) -> bool {
 }
 
 /// A cheap necessary condition for [`matches`] on an entry's raw text (UTF-8 bytes, not yet
-/// checked), to skip most entries of a window without counting them: every probe of a term needs its first character in the
-/// text (`And`: in every term, `Or`: in one of the terms).
+/// checked), to skip most entries of a window without counting them: every probe of a term
+/// needs its first character in the text (`And`: in every term, `Or`: in one of the terms).
 ///
 /// * A CJK probe needs that character; text holding a CJK compatibility ideograph always
 ///   passes (NFC turns it into another character, which the index holds).
@@ -473,13 +473,24 @@ fn with_stem<R>(word: &str, f: impl FnOnce(Option<&str>) -> R) -> R {
     })
 }
 
-/// True when `s` is certainly NFC, by a test cheaper than the quick check: every character
-/// is ASCII, a CJK unified ideograph (U+4E00–U+9FFF), CJK punctuation U+3000–U+3029 or a
-/// fullwidth ASCII form (U+FF01–U+FF5E), all of canonical combining class 0 and NFC quick
-/// check Yes (Unicode's tables; the test `fast_nfc_ranges_are_nfc` checks every one against
-/// the `unicode-normalization` crate the segmenter uses).
-fn surely_nfc(s: &str) -> bool {
-    s.chars().all(|c| matches!(c as u32, 0..=0x7F | 0x4E00..=0x9FFF | 0x3000..=0x3029 | 0xFF01..=0xFF5E))
+/// True when `c` keeps text made only of such characters certainly NFC, a test cheaper than
+/// the quick check: `c` is ASCII, a CJK unified ideograph (U+4E00–U+9FFF), CJK punctuation
+/// U+3000–U+3029 or a fullwidth ASCII form (U+FF01–U+FF5E), all of canonical combining class
+/// 0 and NFC quick check Yes (Unicode's tables; the test `fast_nfc_ranges_are_nfc` checks
+/// every one against the `unicode-normalization` crate the segmenter uses).
+fn surely_nfc_char(c: char) -> bool {
+    matches!(c as u32, 0..=0x7F | 0x4E00..=0x9FFF | 0x3000..=0x3029 | 0xFF01..=0xFF5E)
+}
+
+/// True for punctuation common in Chinese text, none of it a letter or digit (checked against
+/// `char::is_alphanumeric` by `punctuation_ranges_hold_no_letter_or_digit`): general
+/// punctuation U+2000–U+206F, CJK punctuation U+3000–U+3004 and U+3008–U+3020, fullwidth
+/// punctuation U+FF01–U+FF0F, U+FF1A–U+FF20, U+FF3B–U+FF40, U+FF5B–U+FF65. Spares the
+/// Unicode table lookup of `is_alphanumeric` for them.
+fn surely_punctuation(c: char) -> bool {
+    matches!(c as u32,
+        0x2000..=0x206F | 0x3000..=0x3004 | 0x3008..=0x3020 | 0xFF01..=0xFF0F | 0xFF1A..=0xFF20 | 0xFF3B..=0xFF40
+        | 0xFF5B..=0xFF65)
 }
 
 /// Counts, in an entry's raw tag and content, the instances of a query's phrases and the
@@ -497,6 +508,8 @@ pub struct Counter {
     terms: Vec<Vec<(usize, Option<usize>)>>,
     mode: crate::query::search::Mode,
     word: String,
+    /// `f` before the column being counted (to undo it).
+    saved: Vec<f64>,
     /// Weighted instance count `f_p` of each phrase in the entry last counted (module docs).
     pub f: Vec<f64>,
     /// Tokens of the entry last counted, both columns (`D`).
@@ -523,7 +536,7 @@ impl Counter {
         }
         let shapes = phrases.iter().map(Shape::of).collect();
         let f = vec![0.0; phrases.len()];
-        Counter { phrases, shapes, terms, mode: q.mode, word: String::new(), f, len: 0 }
+        Counter { phrases, shapes, terms, mode: q.mode, word: String::new(), saved: Vec::new(), f, len: 0 }
     }
 
     /// The query's phrases, as [`phrases`] gives them.
@@ -536,14 +549,16 @@ impl Counter {
         self.f.iter_mut().for_each(|f| *f = 0.0);
         self.len = 0;
         for (text, w) in [tag, content].into_iter().zip(WEIGHTS) {
-            let n = if surely_nfc(text)
-                || unicode_normalization::is_nfc_quick(text.chars()) == unicode_normalization::IsNormalized::Yes
+            // Counted as it is; when it holds a character outside surely_nfc_char's ranges and is
+            // not NFC after all, the column's counts are undone and its NFC form counted.
+            self.saved.clone_from(&self.f);
+            let (mut n, surely) = self.column(text.chars(), w);
+            if !surely && unicode_normalization::is_nfc_quick(text.chars()) != unicode_normalization::IsNormalized::Yes
             {
-                self.column(text.chars(), w)
-            } else {
+                self.f.clone_from(&self.saved);
                 let nfc: String = unicode_normalization::UnicodeNormalization::nfc(text).collect();
-                self.column(nfc.chars(), w)
-            };
+                n = self.column(nfc.chars(), w).0;
+            }
             self.len += n;
             for (i, s) in self.shapes.iter().enumerate() {
                 if matches!(s, Shape::Every) {
@@ -570,14 +585,17 @@ impl Counter {
         score_counts(&self.f, self.len, idf, avgdl)
     }
 
-    /// Counts one column (weight `w`) of NFC text; returns its token count.
-    fn column(&mut self, chars: impl Iterator<Item = char>, w: f64) -> usize {
+    /// Counts one column (weight `w`) of NFC text; returns its token count and whether every
+    /// character was in [`surely_nfc_char`]'s ranges.
+    fn column(&mut self, chars: impl Iterator<Item = char>, w: f64) -> (usize, bool) {
         let Counter { shapes, word, f, .. } = self;
         let mut n = 0usize;
+        let mut surely = true;
         // Length of the current CJK run and its last character.
         let (mut run, mut prev) = (0usize, '\0');
         word.clear();
         for c in chars {
+            surely &= surely_nfc_char(c);
             if is_cjk(c) {
                 if !word.is_empty() {
                     n += end_word(shapes, f, word, w);
@@ -598,7 +616,13 @@ impl Counter {
                 end_run(shapes, f, prev, w);
                 run = 0;
             }
-            if c.is_alphanumeric() {
+            if c.is_ascii() {
+                if c.is_ascii_alphanumeric() {
+                    word.push(c.to_ascii_lowercase());
+                } else if !word.is_empty() {
+                    n += end_word(shapes, f, word, w);
+                }
+            } else if !surely_punctuation(c) && c.is_alphanumeric() {
                 word.extend(c.to_lowercase());
             } else if !word.is_empty() {
                 n += end_word(shapes, f, word, w);
@@ -610,7 +634,7 @@ impl Counter {
         if !word.is_empty() {
             n += end_word(shapes, f, word, w);
         }
-        n
+        (n, surely)
     }
 }
 
@@ -686,7 +710,7 @@ mod tests {
 
     #[test]
     fn fast_nfc_ranges_are_nfc() {
-        // Every character surely_nfc accepts has combining class 0 and NFC quick check Yes, so
+        // Every character surely_nfc_char accepts has combining class 0 and NFC quick check Yes, so
         // skipping the quick check cannot change what the segmenter does.
         let ranges = [0..=0x7Fu32, 0x4E00..=0x9FFF, 0x3000..=0x3029, 0xFF01..=0xFF5E];
         let mut checked = 0;
@@ -694,13 +718,23 @@ mod tests {
             assert_eq!(unicode_normalization::char::canonical_combining_class(c), 0, "{c:?}");
             let yes = unicode_normalization::is_nfc_quick(std::iter::once(c));
             assert_eq!(yes, unicode_normalization::IsNormalized::Yes, "{c:?}");
-            assert!(surely_nfc(&c.to_string()));
+            assert!(surely_nfc_char(c));
             checked += 1;
         }
         // 128 + 20 992 + 42 + 94 characters.
         assert_eq!(checked, 21_256);
-        assert!(!surely_nfc("e\u{301}"));
-        assert!(!surely_nfc("\u{F902}"));
+        assert!(!surely_nfc_char('\u{301}'));
+        assert!(!surely_nfc_char('\u{F902}'));
+    }
+
+    #[test]
+    fn punctuation_ranges_hold_no_letter_or_digit() {
+        let n = (0..=0x10FFFF).filter_map(char::from_u32).filter(|c| surely_punctuation(*c)).count();
+        // 112 + 5 + 25 + 15 + 7 + 6 + 11 characters.
+        assert_eq!(n, 181);
+        for c in (0..=0x10FFFF).filter_map(char::from_u32).filter(|c| surely_punctuation(*c)) {
+            assert!(!c.is_alphanumeric() && !is_cjk(c), "{c:?}");
+        }
     }
 
     #[test]
