@@ -225,7 +225,7 @@ fn cut_back(file: &File, before: u64, written: usize) {
 pub fn replace(path: &Path, snap: &Snapshot, bytes: &[u8]) -> Result<Outcome> {
     let dir = path.parent().ok_or_else(|| Error::OutsideRoot(path.to_path_buf()))?;
     fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-    let tmp = write_temp(path, dir, bytes, false)?;
+    let tmp = write_temp(path, dir, bytes)?;
     let result = put(path, snap, &tmp);
     if !matches!(result, Ok(Outcome::Done { .. })) || fs::symlink_metadata(&tmp).is_ok() {
         let _ = fs::remove_file(&tmp);
@@ -288,10 +288,6 @@ pub fn is_pure_append(snap: &Snapshot, bytes: &[u8]) -> bool {
 /// done in order, and each distinct folder is fsynced once. Returns one outcome per item, in
 /// order. Errors: the first I/O error, naming its file (temp files not yet swapped in are
 /// removed; files already written keep their complete new bytes).
-///
-/// On Linux the temp files are not fsynced one by one: one `syncfs(2)` per file system makes
-/// them durable together before the first swap, and one more makes the swaps durable
-/// ([`crate::files::sync_file_systems`]).
 pub fn write_all(items: &[(&Path, &Snapshot, &[u8])]) -> Result<Vec<Outcome>> {
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
@@ -309,7 +305,7 @@ pub fn write_all(items: &[(&Path, &Snapshot, &[u8])]) -> Result<Vec<Outcome>> {
         }
         let dir = path.parent().ok_or_else(|| Error::OutsideRoot(path.to_path_buf()))?;
         fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-        Ok(Step::Temp(write_temp(path, dir, bytes, SYNCFS)?))
+        Ok(Step::Temp(write_temp(path, dir, bytes)?))
     };
     std::thread::scope(|s| {
         for _ in 0..crate::files::WRITE_THREADS.min(items.len()) {
@@ -343,19 +339,6 @@ pub fn write_all(items: &[(&Path, &Snapshot, &[u8])]) -> Result<Vec<Outcome>> {
         remove_temps(&steps);
         return Err(e);
     }
-    // With syncfs: the temp files' bytes reach the disk together, before any is swapped in.
-    #[cfg(all(target_os = "linux", not(feature = "portable-fallback")))]
-    {
-        let temps = steps
-            .iter()
-            .zip(items)
-            .filter(|(st, _)| matches!(st, Some(Step::Temp(_))))
-            .filter_map(|(_, it)| it.0.parent());
-        if let Err(e) = crate::files::sync_file_systems(temps) {
-            remove_temps(&steps);
-            return Err(e);
-        }
-    }
     let mut outcomes = Vec::with_capacity(items.len());
     let mut dirs: Vec<&Path> = Vec::new();
     for i in 0..items.len() {
@@ -386,10 +369,6 @@ pub fn write_all(items: &[(&Path, &Snapshot, &[u8])]) -> Result<Vec<Outcome>> {
         };
         outcomes.push(outcome);
     }
-    // The swaps (renames) made durable: one syncfs per file system, else one fsync per folder.
-    #[cfg(all(target_os = "linux", not(feature = "portable-fallback")))]
-    crate::files::sync_file_systems(dirs.into_iter())?;
-    #[cfg(not(all(target_os = "linux", not(feature = "portable-fallback"))))]
     for d in dirs {
         sync_dir(d);
     }
@@ -469,9 +448,7 @@ fn read_at(f: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {
     Ok(())
 }
 
-/// Writes `bytes` to a new temp file beside `path`; fsynced unless `durable_later` (the caller
-/// makes it durable before using it: [`write_all`]'s `syncfs`).
-fn write_temp(path: &Path, dir: &Path, bytes: &[u8], durable_later: bool) -> Result<PathBuf> {
+fn write_temp(path: &Path, dir: &Path, bytes: &[u8]) -> Result<PathBuf> {
     static COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("file");
     let n = COUNTER.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
@@ -479,7 +456,7 @@ fn write_temp(path: &Path, dir: &Path, bytes: &[u8], durable_later: bool) -> Res
     let r = (|| {
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         f.write_all(bytes)?;
-        if durable_later { Ok(()) } else { f.sync_all() }
+        f.sync_all()
     })();
     match r {
         Ok(()) => Ok(tmp),
@@ -489,9 +466,6 @@ fn write_temp(path: &Path, dir: &Path, bytes: &[u8], durable_later: bool) -> Res
         }
     }
 }
-
-/// Whether batches are made durable with `syncfs` ([`write_all`]) rather than per-file fsync.
-const SYNCFS: bool = cfg!(all(target_os = "linux", not(feature = "portable-fallback")));
 
 fn sync_dir(dir: &Path) {
     if let Ok(d) = File::open(dir) {

@@ -177,34 +177,8 @@ pub fn atomic_write(path: &Path, bytes: &[u8]) -> Result<()> {
     })
 }
 
-/// Threads that write (and, without `syncfs`, fsync) the files of a batch at once
-/// ([`cas::write_all`]).
+/// Threads that write and fsync the files of a batch at once ([`cas::write_all`]).
 pub const WRITE_THREADS: usize = 8;
-
-/// `syncfs(2)` once for each file system holding one of the folders `dirs`: the data and
-/// metadata written there so far are on disk when it returns (Linux 5.8+ reports write-back
-/// errors). One call instead of one `fsync` per file: 3 624 fsyncs took 1.3 s of a 1.9 s
-/// import of 100 000 entries (issue 15). Errors: a folder cannot be opened, or the flush
-/// failed (named by the folder).
-#[cfg(all(target_os = "linux", not(feature = "portable-fallback")))]
-pub fn sync_file_systems<'a>(dirs: impl Iterator<Item = &'a Path>) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
-    let mut devices: Vec<u64> = Vec::new();
-    let mut seen_dirs: Vec<&Path> = Vec::new();
-    for d in dirs {
-        if seen_dirs.contains(&d) {
-            continue;
-        }
-        seen_dirs.push(d);
-        let f = fs::File::open(d).map_err(|e| Error::io(d, e))?;
-        let dev = f.metadata().map_err(|e| Error::io(d, e))?.dev();
-        if !devices.contains(&dev) {
-            devices.push(dev);
-            rustix::fs::syncfs(&f).map_err(|e| Error::io(d, std::io::Error::from(e)))?;
-        }
-    }
-    Ok(())
-}
 
 /// Joins a relative path (as built by this module) onto the root, refusing anything that
 /// could leave it: absolute paths, `..`, NUL, and symlinks (at any level under the root) that

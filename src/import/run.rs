@@ -88,7 +88,7 @@ impl Store {
         let (mut found, mut added, mut changed, mut done) = (0usize, 0usize, 0usize, 0usize);
         let (mut first, mut last, mut days_with_entries) = (None, None, 0usize);
         // Days arrive from the scan one by one and are handled in batches: the files of a
-        // batch written side by side (made durable together) and mirrored in one index
+        // batch written and fsynced side by side and mirrored in one index
         // transaction (one FTS5 flush instead of one per day: a per-day commit made the import
         // 6x slower than sync, issue 15). Two stages overlap: a second thread scans the
         // archive and writes each batch's day files; this thread mirrors the written batches
