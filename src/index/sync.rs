@@ -343,8 +343,11 @@ pub fn append_indexed(
     first_ordinal: usize,
     lines: &[(i64, &crate::files::entry::Entry)],
 ) -> Result<bool> {
-    let known: Option<(String, i64)> =
-        tx.query_row("SELECT hash, entries FROM files WHERE path = ?1", [&f.rel], |r| Ok((r.get(0)?, r.get(1)?))).ok();
+    // Cached statements: an import runs these once per day file.
+    let known: Option<(String, i64)> = tx
+        .prepare_cached("SELECT hash, entries FROM files WHERE path = ?1")?
+        .query_row([&f.rel], |r| Ok((r.get(0)?, r.get(1)?)))
+        .ok();
     match known {
         Some((h, n)) if h == old_hash && n as usize == first_ordinal => {}
         None if old_hash == sha1_hex(b"") && first_ordinal == 0 => {}
@@ -358,10 +361,10 @@ pub fn append_indexed(
     for (k, (lineno, e)) in lines.iter().enumerate() {
         insert_entry(tx, base | (first_ordinal + k) as i64, *lineno, e)?;
     }
-    tx.execute(
+    tx.prepare_cached(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![f.rel, day_s, f.size, f.mtime_ns, f.inode, f.ctime_ns, new_hash, (first_ordinal + lines.len()) as i64],
-    )?;
+    )?
+    .execute(params![f.rel, day_s, f.size, f.mtime_ns, f.inode, f.ctime_ns, new_hash, (first_ordinal + lines.len()) as i64])?;
     Ok(true)
 }
 
