@@ -406,7 +406,7 @@ impl Store {
             };
             if let Some(mut reply) = st.query_map([next], item_from_row)?.next().transpose()? {
                 reply.score = Some(round4(score));
-                let weight = self.weights(std::slice::from_ref(&reply))[0];
+                let weight = self.weights_on(&c, std::slice::from_ref(&reply))[0];
                 let p = ScoreParts { id: reply.id, bm25: 0.0, text: 0.0, weight, recent: 0.0, recency: 0.0, score };
                 out.push((reply, p));
             }
@@ -462,7 +462,7 @@ impl Store {
                 )?
                 .collect::<rusqlite::Result<Vec<_>>>()?,
         };
-        let ws = self.weights(&rows);
+        let ws = self.weights_on(&c, &rows);
         Ok(rows
             .into_iter()
             .zip(ws)

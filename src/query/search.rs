@@ -715,7 +715,7 @@ impl Store {
         let ts_filter = ts.is_some();
         let opts =
             RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank, matched, exact_bm25 };
-        let weights = |items: &[Scored]| self.weights(items);
+        let weights = |items: &[Scored]| self.weights_on(&c, items);
         let mut hits = ranked(&c, q, rows, &opts, &self.df_memo, &weights)?;
         for (item, parts) in &mut hits {
             item.score = Some(round4(parts.score));

@@ -458,6 +458,9 @@ impl Store {
             }
         }
         tx.commit()?;
+        // One connection at a time: a one-call process would open (and parse the schema of) a
+        // second one for usage_changed.
+        drop(c);
         self.usage_changed(&lock)
     }
 
@@ -469,6 +472,7 @@ impl Store {
             .and_then(|v| v.parse::<i64>().ok())
             .and_then(DateTime::<Utc>::from_timestamp_millis);
         if should_write(last, self.now(), self.config().usage_throttle_ms) {
+            drop(c);
             self.write_usage_file(lock)?;
         } else {
             self.usage_pending.store(true, Ordering::Relaxed);
@@ -568,9 +572,12 @@ impl Store {
     }
 
     /// Usage weights (0–100) of items, decayed to now; 50 for entries never hit. One query per
-    /// call; on an index error every weight reads 50 (reported as a `log` warning).
-    pub(crate) fn weights<H: Hit>(&self, items: &[H]) -> Vec<f64> {
-        match self.try_weights(items) {
+    /// call, on the connection the caller holds (a query ranking its candidates): asking the
+    /// store for another would open a second connection in a one-call process and parse the
+    /// schema again (0.2 ms of a CLI call, issue 15). On an index error every weight reads 50
+    /// (reported as a `log` warning).
+    pub(crate) fn weights_on<H: Hit>(&self, c: &rusqlite::Connection, items: &[H]) -> Vec<f64> {
+        match self.try_weights(c, items) {
             Ok(w) => w,
             Err(e) => {
                 log::warn!("usage weights not read: {e}");
@@ -579,12 +586,12 @@ impl Store {
         }
     }
 
-    fn try_weights<H: Hit>(&self, items: &[H]) -> Result<Vec<f64>> {
+    fn try_weights<H: Hit>(&self, c: &rusqlite::Connection, items: &[H]) -> Result<Vec<f64>> {
         let keys: Vec<String> = items.iter().map(|i| key(i.content())).collect();
         let mut distinct = keys.clone();
         distinct.sort();
         distinct.dedup();
-        let ledger = load(&*self.conn()?, &distinct)?;
+        let ledger = load(c, &distinct)?;
         let (now, hl) = (self.now(), self.config().half_life_days);
         Ok(keys.iter().map(|k| ledger.get(k).map_or(DEFAULT_WEIGHT, |r| r.weight_at(now, hl))).collect())
     }
