@@ -346,29 +346,65 @@ pub fn matches(q: &Query, toks: &Tokens) -> bool {
 ///   which pass for `k` and `i`.
 /// * Any other probe passes.
 pub fn may_match(q: &Query, tag: &[u8], content: &[u8]) -> bool {
-    let has = |pat: &[u8]| contains(tag, pat) || contains(content, pat);
-    let compat = std::cell::OnceCell::new();
-    let probe = |p: &crate::index::segment::Probe| -> bool {
-        let Some(first) = p.token.chars().next() else { return true };
-        let mut buf = [0u8; 4];
-        if crate::index::segment::is_cjk(first) {
-            return has(first.encode_utf8(&mut buf).as_bytes())
-                || *compat.get_or_init(|| has_compat(tag) || has_compat(content));
+    Prefilter::new(q).may_match(tag, content)
+}
+
+/// What [`may_match`] checks for one probe.
+#[derive(Debug, Clone)]
+enum Need {
+    /// A CJK character's UTF-8 bytes (or a compatibility ideograph).
+    Cjk(Box<memchr::memmem::Finder<'static>>),
+    /// An ASCII letter or digit, lowercase, in either case (or K, İ: [`may_match`]).
+    Ascii(u8),
+    /// Nothing.
+    Pass,
+}
+
+/// [`may_match`] for one query, its searchers built once (a window scan asks it of every row).
+#[derive(Debug, Clone)]
+pub struct Prefilter {
+    terms: Vec<Vec<Need>>,
+    mode: crate::query::search::Mode,
+    kelvin: memchr::memmem::Finder<'static>,
+    dotted_i: memchr::memmem::Finder<'static>,
+}
+
+impl Prefilter {
+    /// The pre-filter of `q` ([`may_match`]).
+    pub fn new(q: &Query) -> Prefilter {
+        let need = |p: &crate::index::segment::Probe| match p.token.chars().next() {
+            Some(c) if is_cjk(c) => {
+                let mut buf = [0u8; 4];
+                Need::Cjk(Box::new(memchr::memmem::Finder::new(c.encode_utf8(&mut buf).as_bytes()).into_owned()))
+            }
+            Some(c) if c.is_ascii_alphanumeric() => Need::Ascii(c as u8),
+            _ => Need::Pass,
+        };
+        Prefilter {
+            terms: q.probes.iter().map(|ps| ps.iter().map(need).collect()).collect(),
+            mode: q.mode,
+            kelvin: memchr::memmem::Finder::new("\u{212A}".as_bytes()).into_owned(),
+            dotted_i: memchr::memmem::Finder::new("\u{130}".as_bytes()).into_owned(),
         }
-        if !first.is_ascii_alphanumeric() {
-            return true;
+    }
+
+    /// [`may_match`] of an entry's tag and content bytes.
+    pub fn may_match(&self, tag: &[u8], content: &[u8]) -> bool {
+        let has = |f: &memchr::memmem::Finder| f.find(tag).is_some() || f.find(content).is_some();
+        let compat = std::cell::OnceCell::new();
+        let probe = |n: &Need| match n {
+            Need::Cjk(f) => has(f) || *compat.get_or_init(|| has_compat(tag) || has_compat(content)),
+            Need::Ascii(b) => {
+                let byte = |s: &[u8]| memchr::memchr2(*b, b.to_ascii_uppercase(), s).is_some();
+                byte(tag) || byte(content) || (*b == b'k' && has(&self.kelvin)) || (*b == b'i' && has(&self.dotted_i))
+            }
+            Need::Pass => true,
+        };
+        let term = |ns: &Vec<Need>| ns.iter().all(probe);
+        match self.mode {
+            crate::query::search::Mode::And => self.terms.iter().all(term),
+            _ => self.terms.iter().any(term),
         }
-        let b = first as u8;
-        let byte = |s: &[u8]| memchr::memchr2(b, b.to_ascii_uppercase(), s).is_some();
-        byte(tag)
-            || byte(content)
-            || (b == b'k' && has("\u{212A}".as_bytes()))
-            || (b == b'i' && has("\u{130}".as_bytes()))
-    };
-    let term = |ps: &Vec<crate::index::segment::Probe>| ps.iter().all(probe);
-    match q.mode {
-        crate::query::search::Mode::And => q.probes.iter().all(term),
-        _ => q.probes.iter().any(term),
     }
 }
 
@@ -379,11 +415,6 @@ fn has_compat(s: &[u8]) -> bool {
         (0xEF, Some(b)) => (0xA4..=0xAB).contains(b),
         (_, b) => b == Some(&0xAF),
     })
-}
-
-/// True when `pat` occurs in `s`.
-fn contains(s: &[u8], pat: &[u8]) -> bool {
-    memchr::memmem::find(s, pat).is_some()
 }
 
 /// [`score`] on [`tokens`] already split: the reference [`Counter`] is checked against.

@@ -526,6 +526,7 @@ fn scan_candidates(
     let all: [&dyn rusqlite::ToSql; 4] = [&lo, &hi, &a, &b];
     let n = st.parameter_count();
     let mut rows = st.query(&all[..n])?;
+    let pre = bm25::Prefilter::new(q);
     let mut read = 0i64;
     while let Some(r) = rows.next()? {
         if out.len() >= want || read >= budget {
@@ -534,7 +535,7 @@ fn scan_candidates(
         read += 1;
         // The pre-filter on the bytes; the text is checked to be UTF-8 only when it passes.
         let (tag, content) = (bytes(r, 1)?, bytes(r, 2)?);
-        if !bm25::may_match(q, tag, content) {
+        if !pre.may_match(tag, content) {
             continue;
         }
         let (tag, content) = (text(r, 1)?, text(r, 2)?);
