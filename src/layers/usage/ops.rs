@@ -261,8 +261,10 @@ fn create_stage(c: &Connection) -> Result<()> {
 /// Drops the staging table of [`stage`] if there is one, and gives its page cache back
 /// (`shrink_memory`; the temp cache back to SQLite's default). Nothing when there is none.
 pub fn drop_stage(c: &Connection) -> Result<()> {
-    let staged: bool =
-        c.query_row("SELECT EXISTS (SELECT 1 FROM temp.sqlite_master WHERE name = 'usage_stage')", [], |r| r.get(0))?;
+    // Cached: every sync of the layers asks (a per-call process once, a long-lived one per query).
+    let staged: bool = c
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM temp.sqlite_master WHERE name = 'usage_stage')")?
+        .query_row([], |r| r.get(0))?;
     if staged {
         c.execute_batch("DROP TABLE temp.usage_stage; PRAGMA temp.cache_size = -2000; PRAGMA shrink_memory;")?;
     }
