@@ -111,8 +111,9 @@ impl Totals {
 }
 
 /// Reads an SQLite/FTS5 varint (big-endian groups of 7 bits, a 9th byte of 8 bits) at `at`;
-/// returns the value and the bytes read, or `None` past the end.
-fn varint(b: &[u8], at: usize) -> Option<(u64, usize)> {
+/// returns the value and the bytes read, or `None` past the end. Also [`crate::query::prefix`]'s
+/// reader of FTS5's segment pages.
+pub(crate) fn varint(b: &[u8], at: usize) -> Option<(u64, usize)> {
     let mut v: u64 = 0;
     for i in 0..9 {
         let byte = *b.get(at + i)?;

@@ -29,6 +29,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::Result;
+use crate::query::bm25::varint;
 
 /// Most terms a prefix is expanded into (memlayers): past it the prefix phrase is queried as
 /// it is. FTS5's cost grows with every phrase of an OR, and a prefix shared by this many
@@ -141,22 +142,6 @@ fn page_terms(page: &[u8]) -> Option<Vec<Vec<u8>>> {
         out.push(term);
     }
     Some(out)
-}
-
-/// An SQLite varint at `at` (as [`crate::query::bm25`] reads FTS5's records).
-fn varint(b: &[u8], at: usize) -> Option<(u64, usize)> {
-    let mut v: u64 = 0;
-    for i in 0..9 {
-        let byte = *b.get(at + i)?;
-        if i == 8 {
-            return Some(((v << 8) | u64::from(byte), 9));
-        }
-        v = (v << 7) | u64::from(byte & 0x7f);
-        if byte & 0x80 == 0 {
-            return Some((v, i + 1));
-        }
-    }
-    None
 }
 
 #[cfg(test)]
