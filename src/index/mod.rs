@@ -2,7 +2,7 @@
 //!
 //! `index.sqlite3` in the data root is derived from the Markdown files and can always be
 //! rebuilt from them. Connections come from an r2d2 pool (a one-call process opens its own:
-//! [`pool`]); every connection runs in WAL mode
+//! [`pool`](mod@pool)); every connection runs in WAL mode
 //! with a busy timeout, so readers never block on the single writer.
 
 pub mod check;
