@@ -160,11 +160,12 @@ pub enum Cmd {
     /// mem_retrieve, …) for an agent host; runs until the client closes stdin.
     #[cfg(feature = "mcp")]
     Mcp,
-    /// Stay resident for this data root and answer the CLI's queries (recall, retrieve,
-    /// recent, by-tag, by-date, hot-get, stats) over a Unix socket, `memlayers.sock` in the data
-    /// root: such a call then skips opening the index and checking every day file, and the
-    /// server sees file changes through its watch. Runs until SIGTERM / Ctrl-C, or until
-    /// --idle-exit seconds pass without a call.
+    /// Stay resident for this data root and answer the CLI's queries (much faster calls).
+    ///
+    /// Queries (recall, retrieve, recent, by-tag, by-date, hot-get, stats) are answered over a
+    /// Unix socket, `memlayers.sock` in the data root: such a call skips opening the index and
+    /// checking every day file, and the server sees file changes through its watch. Runs until
+    /// SIGTERM, SIGINT or SIGHUP, or until --idle-exit seconds pass without a call.
     #[cfg(all(unix, feature = "serve"))]
     Serve {
         /// Exit after this many seconds without a call (default: never).
@@ -218,16 +219,17 @@ fn capture_warnings(on: bool) -> String {
     }
 }
 
-/// Resolves on SIGTERM or SIGINT (Ctrl-C elsewhere): how the MCP server and `serve` learn
+/// Resolves on SIGTERM, SIGINT or SIGHUP (a closed terminal; Ctrl-C elsewhere): how the MCP server and `serve` learn
 /// to stop, flush usage hits and exit.
 #[cfg(all(unix, any(feature = "mcp", feature = "serve")))]
 async fn stop_signal() {
     use tokio::signal::unix::{SignalKind, signal};
-    match (signal(SignalKind::terminate()), signal(SignalKind::interrupt())) {
-        (Ok(mut term), Ok(mut int)) => {
+    match (signal(SignalKind::terminate()), signal(SignalKind::interrupt()), signal(SignalKind::hangup())) {
+        (Ok(mut term), Ok(mut int), Ok(mut hup)) => {
             tokio::select! {
                 _ = term.recv() => {}
                 _ = int.recv() => {}
+                _ = hup.recv() => {}
             }
         }
         _ => std::future::pending::<()>().await,

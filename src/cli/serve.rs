@@ -48,6 +48,11 @@ const PROTOCOL: u32 = 1;
 /// query is capped at 2 000 chars); anything longer is not a client of ours.
 const MAX_REQUEST_BYTES: u64 = 1 << 20;
 
+/// How long a client waits for the server's reply before it gives up on the server (a
+/// stopped or wedged one): far above any query's time (milliseconds; seconds for the first
+/// call after a 100 MB usage.json edit), short enough not to hang an agent.
+const REPLY_TIMEOUT: Duration = Duration::from_secs(15);
+
 /// How long the server waits for a connected client to send its request: a client writes it
 /// at once, so a silent connection is not one of ours and must not hold the server up.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(2);
@@ -57,6 +62,10 @@ struct Request {
     v: u32,
     root: PathBuf,
     argv: Vec<String>,
+    /// The client's working directory: relative paths of its command line (`--data-root`,
+    /// `--config`) are resolved against it, not the server's.
+    #[serde(default)]
+    cwd: Option<PathBuf>,
 }
 
 #[derive(Debug, Serialize, Deserialize)]
@@ -132,7 +141,7 @@ pub fn forward_unparsed() -> Option<i32> {
     let out = match send(&root, argv) {
         Ok(out) => out,
         Err(Failure::NoServer(_)) => {
-            spawn_if_asked(&root);
+            spawn_if_asked(&root, None, None);
             return None;
         }
         Err(Failure::Other(_)) => return None,
@@ -152,14 +161,22 @@ pub fn forward(cli: &Cli) -> Option<i32> {
     let require = match mode.as_str() {
         "off" => return None,
         "require" => true,
-        _ => false,
+        "" | "auto" | "spawn" => false,
+        other => {
+            eprintln!("warning: {SERVER_ENV}={other:?} is not auto, off, require or spawn; read as auto");
+            false
+        }
     };
+    // Only queries go to a server; every other command runs here whatever the mode says.
+    if !forwardable(&cli.cmd) {
+        return None;
+    }
     let sent = try_forward(cli);
-    if let (Err(Failure::NoServer(_)), None, None) = (&sent, &cli.config, &cli.tz)
+    if let Err(Failure::NoServer(_)) = &sent
         && let Ok(root) = super::load_config(cli)
             .and_then(|c| std::path::absolute(super::data_root(cli, &c)).map_err(|e| Error::io("data root", e)))
     {
-        spawn_if_asked(&root);
+        spawn_if_asked(&root, cli.tz.as_deref(), cli.config.as_deref());
     }
     match sent {
         Ok(out) => {
@@ -210,15 +227,30 @@ fn send(root: &Path, argv: Vec<String>) -> std::result::Result<Outcome, Failure>
     let root = root.to_path_buf();
     let mut stream = UnixStream::connect(&socket)
         .map_err(|e| Failure::NoServer(format!("no server at {}: {e}", socket.display())))?;
-    let req = serde_json::to_string(&Request { v: PROTOCOL, root, argv }).map_err(other)?;
+    let cwd = std::env::current_dir().ok();
+    let req = serde_json::to_string(&Request { v: PROTOCOL, root, argv, cwd }).map_err(other)?;
+    let _ = stream.set_write_timeout(Some(REQUEST_TIMEOUT));
     stream.write_all(format!("{req}\n").as_bytes()).map_err(other)?;
+    // A stopped or wedged server must not hang the caller: past the timeout the call runs
+    // in-process (`auto`) or fails (`require`).
+    let _ = stream.set_read_timeout(Some(REPLY_TIMEOUT));
     let mut line = String::new();
-    BufReader::new(stream).read_line(&mut line).map_err(other)?;
+    BufReader::new(stream).read_line(&mut line).map_err(|e| other(format!("no reply from the server: {e}")))?;
     match serde_json::from_str::<Reply>(&line) {
         Ok(Reply::Done(out)) => Ok(out),
         Ok(Reply::Declined { decline }) => Err(other(format!("the server declined: {decline}"))),
         Err(e) => Err(other(format!("the server's reply is not understood: {e}"))),
     }
+}
+
+/// Longest socket path a Unix socket address holds (`sun_path`: 108 bytes on Linux, 104 on
+/// macOS, with its terminating NUL).
+const MAX_SOCKET_PATH: usize = 103;
+
+/// Whether `serve` can listen for `root`: the socket path fits a socket address and the root
+/// can be written (a read-only root cannot hold a socket).
+fn can_serve(root: &Path) -> bool {
+    socket_path(root).as_os_str().len() <= MAX_SOCKET_PATH && crate::files::read_only_cause(root).is_none()
 }
 
 /// Seconds a server started by `MEMLAYERS_SERVER=spawn` waits for a call before it exits.
@@ -228,19 +260,27 @@ pub const SPAWN_IDLE_EXIT_SECS: u64 = 600;
 /// serve --idle-exit 600` in the background (its own process group, no terminal, output
 /// discarded) for the calls after this one, which itself runs in-process. At most once per
 /// process. Nothing happens in the other modes, or for a root that does not exist yet.
-fn spawn_if_asked(root: &Path) {
+fn spawn_if_asked(root: &Path, tz: Option<&str>, config: Option<&Path>) {
     use std::os::unix::process::CommandExt;
     static SPAWNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
     if std::env::var(SERVER_ENV).as_deref() != Ok("spawn")
         || !root.is_dir()
+        || !can_serve(root)
         || SPAWNED.swap(true, std::sync::atomic::Ordering::Relaxed)
     {
         return;
     }
     let Ok(exe) = std::env::current_exe() else { return };
-    let _ = std::process::Command::new(exe)
-        .arg("--data-root")
-        .arg(root)
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("--data-root").arg(root);
+    // The call's own --tz/--config, so that the server answers calls made like this one.
+    if let Some(tz) = tz {
+        cmd.args(["--tz", tz]);
+    }
+    if let Some(c) = config.and_then(|c| std::path::absolute(c).ok()) {
+        cmd.arg("--config").arg(c);
+    }
+    let _ = cmd
         .args(["serve", "--idle-exit", &SPAWN_IDLE_EXIT_SECS.to_string()])
         .env_remove(SERVER_ENV)
         .stdin(std::process::Stdio::null())
@@ -253,25 +293,37 @@ fn spawn_if_asked(root: &Path) {
 /// What the server was started with, against which each call's options are compared.
 struct Served {
     root: PathBuf,
-    config: Option<PathBuf>,
+    /// The server's `--config`: its path and the bytes it was loaded from.
+    config: Option<(PathBuf, Vec<u8>)>,
     tz: Option<String>,
 }
 
 impl Served {
     /// Why the call `cli` (sent as root `root`) is not this server's to answer, if it is not.
-    fn decline(&self, root: &Path, cli: &Cli) -> Option<String> {
+    fn decline(&self, root: &Path, cwd: Option<&Path>, cli: &Cli) -> Option<String> {
         if !forwardable(&cli.cmd) {
             return Some("not a query".into());
         }
         if cli.now.is_some() {
             return Some("--now given".into());
         }
-        if same_path(root, &self.root) != Some(true) {
-            return Some(format!("this server serves {}, not {}", self.root.display(), root.display()));
+        // The client's relative paths are relative to its working directory.
+        let resolve = |p: &Path| match cwd {
+            Some(d) if p.is_relative() => d.join(p),
+            _ => p.to_path_buf(),
+        };
+        let asked = cli.data_root.as_deref().map(resolve).unwrap_or_else(|| root.to_path_buf());
+        if same_path(&asked, &self.root) != Some(true) || same_path(root, &self.root) != Some(true) {
+            return Some(format!("this server serves {}, not {}", self.root.display(), asked.display()));
         }
-        let config = cli.config.as_ref().map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone()));
-        if config != self.config {
-            return Some("--config differs from the server's".into());
+        match (cli.config.as_deref().map(resolve), &self.config) {
+            (None, None) => {}
+            (Some(c), Some((own, bytes))) if same_path(&c, own) == Some(true) => {
+                if std::fs::read(own).ok().as_deref() != Some(bytes.as_slice()) {
+                    return Some("the --config file changed since the server started".into());
+                }
+            }
+            _ => return Some("--config differs from the server's".into()),
         }
         if cli.tz != self.tz {
             return Some("--tz differs from the server's".into());
@@ -290,16 +342,37 @@ fn same_path(a: &Path, b: &Path) -> Option<bool> {
 /// flushed. Errors: another server already answers on this data root's socket (field
 /// `serve`); the socket cannot be created (path too long, folder not writable).
 pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
+    if cli.now.is_some() {
+        return Err(Error::bad("now", "pins the clock of one call; a server answers with the clock"));
+    }
     let root = std::path::absolute(mem.root()).map_err(|e| Error::io(mem.root(), e))?;
     let socket = socket_path(&root);
+    if socket.as_os_str().len() > MAX_SOCKET_PATH {
+        return Err(Error::bad(
+            "data-root",
+            format!(
+                "{} is too long for a Unix socket path ({} bytes, at most {MAX_SOCKET_PATH}): serve a data root with a shorter path",
+                socket.display(),
+                socket.as_os_str().len()
+            ),
+        ));
+    }
     if UnixStream::connect(&socket).is_ok() {
         return Err(Error::bad(
             "serve",
             format!("a server already answers for {} (socket {})", root.display(), socket.display()),
         ));
     }
-    // Left by a server that was killed: nothing listens on it.
-    if std::fs::symlink_metadata(&socket).is_ok() {
+    // Left by a server that was killed: nothing listens on it. Anything else of that name is
+    // not ours to delete.
+    if let Ok(m) = std::fs::symlink_metadata(&socket) {
+        use std::os::unix::fs::FileTypeExt;
+        if !m.file_type().is_socket() {
+            return Err(Error::bad(
+                "data-root",
+                format!("{} exists and is not a socket; move it away to serve this data root", socket.display()),
+            ));
+        }
         std::fs::remove_file(&socket).map_err(|e| Error::io(&socket, e))?;
     }
     let listener = UnixListener::bind(&socket).map_err(|e| Error::io(&socket, e))?;
@@ -307,7 +380,13 @@ pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
     let bound = socket_inode(&socket);
     let served = Served {
         root: root.clone(),
-        config: cli.config.as_ref().map(|p| std::path::absolute(p).unwrap_or_else(|_| p.clone())),
+        config: match &cli.config {
+            Some(p) => Some((
+                std::path::absolute(p).map_err(|e| Error::io(p, e))?,
+                std::fs::read(p).map_err(|e| Error::io(p, e))?,
+            )),
+            None => None,
+        },
         tz: cli.tz.clone(),
     };
     eprintln!("memlayers: serving {} on {}", root.display(), socket.display());
@@ -360,19 +439,39 @@ fn socket_inode(path: &Path) -> Option<u64> {
     std::fs::symlink_metadata(path).ok().map(|m| m.ino())
 }
 
+/// The request line of `stream`, read within [`REQUEST_TIMEOUT`] in all (a client that
+/// trickles bytes cannot hold the server longer) and at most [`MAX_REQUEST_BYTES`]; `None` on
+/// a timeout, a closed connection, no newline or text that is not UTF-8.
+fn read_request(mut stream: &UnixStream) -> Option<String> {
+    use std::io::Read;
+    let deadline = std::time::Instant::now() + REQUEST_TIMEOUT;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 4096];
+    while !buf.contains(&b'\n') {
+        let left = deadline.checked_duration_since(std::time::Instant::now()).filter(|d| !d.is_zero())?;
+        stream.set_read_timeout(Some(left)).ok()?;
+        let n = stream.read(&mut chunk).ok()?;
+        if n == 0 || buf.len() as u64 + n as u64 > MAX_REQUEST_BYTES {
+            return None;
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    }
+    let end = buf.iter().position(|b| *b == b'\n')?;
+    buf.truncate(end);
+    String::from_utf8(buf).ok()
+}
+
 /// Reads one request from `stream`, runs it on `mem` (or declines it) and writes the reply.
 /// A client that sends nothing within [`REQUEST_TIMEOUT`] or garbage is dropped.
 fn answer(stream: UnixStream, served: &Served, mem: &Memory) {
     let _ = stream.set_nonblocking(false);
-    let _ = stream.set_read_timeout(Some(REQUEST_TIMEOUT));
-    let mut line = String::new();
-    let read = BufReader::new(std::io::Read::take(&stream, MAX_REQUEST_BYTES)).read_line(&mut line);
-    let reply = match read.ok().and_then(|_| serde_json::from_str::<Request>(&line).ok()) {
+    let Some(line) = read_request(&stream) else { return };
+    let reply = match serde_json::from_str::<Request>(&line).ok() {
         None => return,
         Some(req) if req.v != PROTOCOL => Reply::Declined { decline: format!("protocol {} not spoken", req.v) },
         Some(req) => match <Cli as clap::Parser>::try_parse_from(&req.argv) {
             Err(_) => Reply::Declined { decline: "the command line does not parse".into() },
-            Ok(cli) => match served.decline(&req.root, &cli) {
+            Ok(cli) => match served.decline(&req.root, req.cwd.as_deref(), &cli) {
                 Some(why) => Reply::Declined { decline: why },
                 None => Reply::Done(run_captured(&cli, mem)),
             },

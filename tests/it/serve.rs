@@ -132,15 +132,34 @@ fn calls_the_server_must_not_answer_run_in_process() {
         String::from_utf8_lossy(&o.stderr)
     );
     assert_eq!(contents(&json(&call("auto", &tz))), ["买了牛奶和面包"]);
-    // Writes are never forwarded: with `require` a write fails before doing anything.
-    let w = ["--data-root", r, "write", "不该写入"];
-    let o = call("require", &w);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("only queries"));
-    let o = call("auto", &w);
+    // Writes are never forwarded: they run in-process in every mode, `require` included.
+    let o = call("require", &["--data-root", r, "write", "在本进程写入"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     // The server sees the in-process write through its watch.
-    assert_eq!(contents(&json(&call("require", &["--json", "--data-root", r, "recall", "不该写入"]))), ["不该写入"]);
+    assert_eq!(
+        contents(&json(&call("require", &["--json", "--data-root", r, "recall", "在本进程写入"]))),
+        ["在本进程写入"]
+    );
+    // A config file: the server answers calls naming the same file (a relative path is the
+    // client's), and declines them once the file changed.
+    let cfg = root.parent().unwrap().join("cfg.json");
+    std::fs::write(&cfg, r#"{"hotLimit": 800}"#).unwrap();
+    drop(_server);
+    let _server = Server::start(&root, &["--config", cfg.to_str().unwrap()]);
+    let hot = |mode: &str| {
+        Command::new(bin())
+            .env("MEMLAYERS_SERVER", mode)
+            .current_dir(root.parent().unwrap())
+            .args(["--json", "--data-root", r, "--config", "cfg.json", "hot-get"])
+            .output()
+            .unwrap()
+    };
+    assert_eq!(json(&hot("require"))["limit"], 800);
+    std::fs::write(&cfg, r#"{"hotLimit": 900}"#).unwrap();
+    let o = hot("require");
+    assert_eq!(o.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("changed since the server started"));
+    assert_eq!(json(&hot("auto"))["limit"], 900);
 }
 
 #[test]
@@ -173,6 +192,17 @@ fn one_server_per_root_and_it_leaves_no_socket_on_sigterm_or_idle_exit() {
     let mut idle = Server::start(&root, &["--idle-exit", "1"]);
     assert_eq!(idle.wait(), Some(0));
     assert!(!root.join("memlayers.sock").exists());
+    // A server's clock is the clock: --now is refused.
+    let r = root.to_str().unwrap();
+    let o = Command::new(bin()).args(["--data-root", r, "--now", "2026-11-29T12:00:00Z", "serve"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid now"), "{}", String::from_utf8_lossy(&o.stderr));
+    // A file of the socket's name that is not a socket is not deleted.
+    std::fs::write(root.join("memlayers.sock"), "mine").unwrap();
+    let o = Command::new(bin()).args(["--data-root", r, "serve"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not a socket"));
+    assert_eq!(std::fs::read_to_string(root.join("memlayers.sock")).unwrap(), "mine");
 }
 
 /// The pids of `memlayers … serve` processes whose command line names `root` (Linux /proc).
