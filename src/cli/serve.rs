@@ -144,7 +144,11 @@ pub fn forward_unparsed() -> Option<i32> {
             spawn_if_asked(&root, None, None);
             return None;
         }
-        Err(Failure::Other(_)) => return None,
+        Err(f @ Failure::Other(_)) => {
+            // A server that declined or did not reply is not asked again by [`forward`].
+            *ASKED.lock().unwrap_or_else(|e| e.into_inner()) = Some(f);
+            return None;
+        }
     };
     let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
     let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
@@ -171,7 +175,11 @@ pub fn forward(cli: &Cli) -> Option<i32> {
     if !forwardable(&cli.cmd) {
         return None;
     }
-    let sent = try_forward(cli);
+    let earlier = ASKED.lock().unwrap_or_else(|e| e.into_inner()).take();
+    let sent = match earlier {
+        Some(f) => Err(f),
+        None => try_forward(cli),
+    };
     if let Err(Failure::NoServer(_)) = &sent
         && let Ok(root) = super::load_config(cli)
             .and_then(|c| std::path::absolute(super::data_root(cli, &c)).map_err(|e| Error::io("data root", e)))
@@ -191,6 +199,10 @@ pub fn forward(cli: &Cli) -> Option<i32> {
         Err(_) => None,
     }
 }
+
+/// The answer of the server [`forward_unparsed`] asked when it was not the call's output
+/// (declined, no reply): [`forward`] reports it instead of asking again.
+static ASKED: std::sync::Mutex<Option<Failure>> = std::sync::Mutex::new(None);
 
 /// Why a call was not answered by a server (the text says it for `require`).
 #[derive(Debug)]
@@ -235,7 +247,12 @@ fn send(root: &Path, argv: Vec<String>) -> std::result::Result<Outcome, Failure>
     // in-process (`auto`) or fails (`require`).
     let _ = stream.set_read_timeout(Some(REPLY_TIMEOUT));
     let mut line = String::new();
-    BufReader::new(stream).read_line(&mut line).map_err(|e| other(format!("no reply from the server: {e}")))?;
+    BufReader::new(stream).read_line(&mut line).map_err(|e| match e.kind() {
+        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut => {
+            other(format!("no reply from the server within {} s", REPLY_TIMEOUT.as_secs()))
+        }
+        _ => other(format!("no reply from the server: {e}")),
+    })?;
     match serde_json::from_str::<Reply>(&line) {
         Ok(Reply::Done(out)) => Ok(out),
         Ok(Reply::Declined { decline }) => Err(other(format!("the server declined: {decline}"))),
