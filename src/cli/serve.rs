@@ -150,9 +150,14 @@ pub fn forward_unparsed() -> Option<i32> {
             return None;
         }
     };
+    Some(emit(&out))
+}
+
+/// Prints a server's answer as the call's own output; its exit code.
+fn emit(out: &Outcome) -> i32 {
     let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
     let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
-    Some(out.code)
+    out.code
 }
 
 /// Client side, run by every CLI call before it opens anything: `Some(exit code)` when a
@@ -187,11 +192,7 @@ pub fn forward(cli: &Cli) -> Option<i32> {
         spawn_if_asked(&root, cli.tz.as_deref(), cli.config.as_deref());
     }
     match sent {
-        Ok(out) => {
-            let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
-            let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
-            Some(out.code)
-        }
+        Ok(out) => Some(emit(&out)),
         Err(Failure::NoServer(why) | Failure::Other(why)) if require => {
             eprintln!("error: {SERVER_ENV}=require and the call was not answered by a server: {why}");
             Some(1)

@@ -161,14 +161,15 @@ impl Store {
     /// (their entries moved, not copied: a batch of a million-entry archive holds tens of MB).
     /// Errors: I/O.
     fn write_batch(&self, plans: Vec<DayPlan>, total: usize) -> Result<WrittenBatch> {
-        let mut days: Vec<WrittenDay> = plans
-            .into_iter()
-            .map(|d| WrittenDay {
-                day: d.day,
-                entries: d.entries.into_iter().map(|e| e.entry).collect(),
-                state: Written::Unchanged,
-            })
-            .collect();
+        let days = plans.into_iter().map(|d| (d.day, d.entries.into_iter().map(|e| e.entry).collect())).collect();
+        Ok(WrittenBatch { days: self.write_days(days)?, total })
+    }
+
+    /// [`Store::write_batch`] on (day, planned entries) pairs: one round of prepare and
+    /// compare-and-swap writes. Also the round of a day decided again ([`Store::import_batch`]).
+    fn write_days(&self, days: Vec<(NaiveDate, Vec<Entry>)>) -> Result<Vec<WrittenDay>> {
+        let mut days: Vec<WrittenDay> =
+            days.into_iter().map(|(day, entries)| WrittenDay { day, entries, state: Written::Unchanged }).collect();
         let mut prepared = Vec::new();
         for (i, d) in days.iter().enumerate() {
             let p = self.prepare_append(d.day, &d.entries, &mut multiset_keep())?;
@@ -205,14 +206,14 @@ impl Store {
         for (i, state) in states {
             days[i].state = state;
         }
-        Ok(WrittenBatch { days, total })
+        Ok(days)
     }
 
-    /// The index stage of an import: mirrors a written batch in one transaction; a day written
-    /// while someone appended next to it is mirrored from the file as it is now, and a day whose
-    /// file changed before its write is done again ([`Store::import_batch`]). Returns (entries
-    /// added, days changed).
-    fn mirror_batch(&self, lock: &WriterLock, days: Vec<WrittenDay>) -> Result<(usize, usize)> {
+    /// The index stage of an import: mirrors written days in one transaction; a day written
+    /// while someone appended next to it is mirrored from the file as it is now. Returns
+    /// (entries added, days changed, the days whose file changed before their write: to be
+    /// decided again, [`Store::import_batch`]).
+    fn mirror_days(&self, lock: &WriterLock, days: Vec<WrittenDay>) -> Result<(usize, usize, Redo)> {
         let (mut added, mut changed) = (0, 0);
         let mut c = self.conn()?;
         let tx = c.transaction()?;
@@ -240,10 +241,17 @@ impl Store {
         for day in raced {
             self.mirror_day(lock, day)?;
         }
+        Ok((added, changed, redo))
+    }
+
+    /// The index stage of an import for one written batch: [`Store::mirror_days`], then the
+    /// days to decide again ([`Store::import_batch`]). Returns (entries added, days changed).
+    fn mirror_batch(&self, lock: &WriterLock, days: Vec<WrittenDay>) -> Result<(usize, usize)> {
+        let (mut added, mut changed, redo) = self.mirror_days(lock, days)?;
         if !redo.is_empty() {
-            let (a, ch) = self.import_batch(lock, &redo)?;
+            let (a, c) = self.import_batch(lock, redo)?;
             added += a;
-            changed += ch;
+            changed += c;
         }
         Ok((added, changed))
     }
@@ -255,53 +263,26 @@ impl Store {
     /// in a next round with the other changed days (at most [`cas::MAX_REDO`] rounds). A day
     /// written while someone appended next to it is mirrored from the file as it is now.
     /// Returns (entries added, days changed). The caller holds the writer lock.
-    fn import_batch(&self, lock: &WriterLock, days: &[(NaiveDate, Vec<Entry>)]) -> Result<(usize, usize)> {
+    fn import_batch(&self, lock: &WriterLock, mut days: Redo) -> Result<(usize, usize)> {
         let (mut added, mut changed) = (0, 0);
-        let mut todo: Vec<usize> = (0..days.len()).collect();
         for _ in 0..cas::MAX_REDO {
-            if todo.is_empty() {
+            if days.is_empty() {
                 return Ok((added, changed));
             }
-            let mut prepared = Vec::new();
-            for &i in &todo {
-                let p = self.prepare_append(days[i].0, &days[i].1, &mut multiset_keep())?;
-                if !p.added.is_empty() {
-                    prepared.push((i, p));
-                }
-            }
-            let items: Vec<(&Path, &cas::Snapshot, &[u8])> =
-                prepared.iter().map(|(_, p)| (p.path.as_path(), &p.snap, p.bytes.as_slice())).collect();
-            let outcomes = cas::write_all(&items)?;
-            let mut redo = Vec::new();
-            let mut raced = Vec::new();
-            let mut c = self.conn()?;
-            let tx = c.transaction()?;
-            for ((i, p), o) in prepared.iter().zip(outcomes) {
-                match o {
-                    Outcome::Changed => redo.push(*i),
-                    Outcome::Done { raced: r } => {
-                        added += p.added.len();
-                        changed += 1;
-                        if r {
-                            raced.push(p.day);
-                        } else {
-                            self.mirror_appended_in(&tx, p.day, &p.snap.bytes, p.count, &p.bytes, &p.added)?;
-                        }
-                    }
-                }
-            }
-            tx.commit()?;
-            for day in raced {
-                self.mirror_day(lock, day)?;
-            }
-            todo = redo;
+            let (a, c, redo) = self.mirror_days(lock, self.write_days(days)?)?;
+            added += a;
+            changed += c;
+            days = redo;
         }
-        match todo.first() {
+        match days.first() {
             None => Ok((added, changed)),
-            Some(&i) => Err(kept_changing(&crate::files::safe_join(self.root(), &crate::files::cold_rel(days[i].0))?)),
+            Some((day, _)) => Err(kept_changing(&crate::files::safe_join(self.root(), &crate::files::cold_rel(*day))?)),
         }
     }
 }
+
+/// Days whose file changed between its read and its write, with their planned entries.
+type Redo = Vec<(NaiveDate, Vec<Entry>)>;
 
 /// A batch of days after the file stage of an import ([`Store::write_batch`]).
 struct WrittenBatch {

@@ -8,7 +8,6 @@ pub mod ops;
 
 use std::path::PathBuf;
 
-use chrono::NaiveDate;
 use serde::Serialize;
 
 use crate::files::entry::{Entry, LineKind, Source, parse_line};
@@ -127,8 +126,6 @@ pub struct Appended {
 /// ([`crate::files::cas::write_all`]) and mirrors them in one index transaction.
 #[derive(Debug)]
 pub(crate) struct PreparedDay<'e> {
-    /// The local date.
-    pub day: NaiveDate,
     /// The cold file's path.
     pub path: PathBuf,
     /// The file as read: its bytes (what the index may already mirror), its identity and

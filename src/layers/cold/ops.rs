@@ -340,7 +340,7 @@ impl Store {
                 added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
             }
         }
-        Ok(PreparedDay { day, path, snap, count, bytes, added })
+        Ok(PreparedDay { path, snap, count, bytes, added })
     }
 }
 
