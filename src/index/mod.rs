@@ -59,7 +59,10 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// WAL pages after which a per-call connection's commit checkpoints (`wal_autocheckpoint`).
+/// WAL pages after which a per-call connection's commit checkpoints (`wal_autocheckpoint`):
+/// bounds the WAL of a long write inside one call. The WAL a call leaves behind is bounded by
+/// [`pool::PER_CALL_WAL_FRAMES`] instead (an automatic checkpoint copies pages but cannot
+/// restart the WAL of a process that rebuilt its WAL index; the pool's drop truncates it).
 pub const PER_CALL_WAL_PAGES: i64 = 128;
 
 /// [`init_conn`] for a process that makes one call ([`open`] with `per_call`): also keeps
@@ -67,11 +70,9 @@ pub const PER_CALL_WAL_PAGES: i64 = 128;
 /// process that records a usage hit recreates the WAL and pays four fsyncs for one small
 /// commit: the new WAL and its directory, then the checkpoint's WAL and database (issue 15:
 /// 6–7 fsyncs per `retrieve`). With it, commits in `synchronous=NORMAL` sync nothing, and the
-/// automatic checkpoint, or the close of a long-lived handle, syncs many commits at once:
-/// batched, not dropped. The first connection of a process rebuilds the WAL index by reading
-/// the whole WAL, so the automatic checkpoint runs at [`PER_CALL_WAL_PAGES`] (512 KiB; a usage
-/// commit is a few pages, so one call in tens pays the checkpoint's two fsyncs) rather than
-/// SQLite's default 1000 pages. (The WAL is part of the index: a copy of `index.sqlite3` alone
+/// checkpoint that [`pool::PerCallPool`] runs when the WAL passes
+/// [`pool::PER_CALL_WAL_FRAMES`], or the close of a long-lived handle, syncs many commits at
+/// once: batched, not dropped. (The WAL is part of the index: a copy of `index.sqlite3` alone
 /// is an older, consistent snapshot, which sync brings up to date like any stale index.)
 fn init_conn_per_call(c: &mut Connection) -> rusqlite::Result<()> {
     init_conn(c)?;
@@ -209,7 +210,8 @@ fn pool(path: &Path, per_call: bool) -> Result<DbPool> {
     // background each time one is checked out (a CLI call opened the index 8–10 times, issue
     // 15's strace) and starts three worker threads.
     if per_call {
-        return Ok(DbPool::PerCall(pool::PerCallPool::new(manager)));
+        let wal = PathBuf::from(format!("{}-wal", path.display()));
+        return Ok(DbPool::PerCall(pool::PerCallPool::new(manager, wal)));
     }
     Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map(DbPool::Shared).map_err(Error::pool)
 }
