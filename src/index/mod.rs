@@ -211,7 +211,7 @@ fn pool(path: &Path, per_call: bool) -> Result<DbPool> {
     // 15's strace) and starts three worker threads.
     if per_call {
         let wal = PathBuf::from(format!("{}-wal", path.display()));
-        return Ok(DbPool::PerCall(pool::PerCallPool::new(manager, wal)));
+        return Ok(DbPool::PerCall(Box::new(pool::PerCallPool::new(manager, wal))));
     }
     Pool::builder().max_size(8).min_idle(Some(1)).build(manager).map(DbPool::Shared).map_err(Error::pool)
 }

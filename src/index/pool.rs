@@ -24,7 +24,7 @@ pub enum DbPool {
     Shared(Pool<SqliteConnectionManager>),
     /// Connections opened when needed on the thread that asks, with the manager's flags and
     /// initialisation, and kept for reuse until the pool drops (one-call processes).
-    PerCall(PerCallPool),
+    PerCall(Box<PerCallPool>),
 }
 
 /// See [`DbPool::PerCall`].
