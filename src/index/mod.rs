@@ -65,6 +65,18 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
 /// restart the WAL of a process that rebuilt its WAL index; the pool's drop truncates it).
 pub const PER_CALL_WAL_PAGES: i64 = 128;
 
+/// Bytes of the index a one-call process reads through a memory map (`PRAGMA mmap_size`,
+/// <https://sqlite.org/mmap.html>) instead of `pread` into its page cache, Unix only.
+///
+/// Why (issue 15): a one-call process starts with an empty SQLite page cache, so every page it
+/// touches was a `pread` copying 4 KiB from the OS page cache; mapped, a page is read in
+/// place. Measured at 1M entries, 20 calls each, OS cache warm: a year-window `retrieve` 9.3–9.6
+/// → 7.6–8.0 ms, an unwindowed `recall` 17.4 → 15.4 ms; at 10k and 100k entries no worse. The
+/// map is read-only (SQLite writes through `pwrite` as before), and 1 GiB of address space
+/// covers the index up to ~5M entries; pages past it are read as before. Not on Windows, where
+/// a mapped file cannot be truncated (a checkpoint after VACUUM shrinks the index).
+pub const PER_CALL_MMAP_BYTES: i64 = 1 << 30;
+
 /// [`init_conn`] for a process that makes one call ([`open`] with `per_call`): also keeps
 /// the WAL when the last connection closes (no checkpoint, no delete). Otherwise each such
 /// process that records a usage hit recreates the WAL and pays four fsyncs for one small
@@ -72,12 +84,15 @@ pub const PER_CALL_WAL_PAGES: i64 = 128;
 /// 6–7 fsyncs per `retrieve`). With it, commits in `synchronous=NORMAL` sync nothing, and the
 /// checkpoint that [`pool::PerCallPool`] runs when the WAL passes
 /// [`pool::PER_CALL_WAL_FRAMES`], or the close of a long-lived handle, syncs many commits at
-/// once: batched, not dropped. (The WAL is part of the index: a copy of `index.sqlite3` alone
+/// once: batched, not dropped. It reads the index through a memory map
+/// ([`PER_CALL_MMAP_BYTES`]). (The WAL is part of the index: a copy of `index.sqlite3` alone
 /// is an older, consistent snapshot, which sync brings up to date like any stale index.)
 fn init_conn_per_call(c: &mut Connection) -> rusqlite::Result<()> {
     init_conn(c)?;
     c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
     c.pragma_update(None, "wal_autocheckpoint", PER_CALL_WAL_PAGES)?;
+    #[cfg(unix)]
+    c.pragma_update(None, "mmap_size", PER_CALL_MMAP_BYTES)?;
     Ok(())
 }
 
