@@ -214,29 +214,36 @@ impl Store {
     /// (entries added, days changed, the days whose file changed before their write: to be
     /// decided again, [`Store::import_batch`]).
     fn mirror_days(&self, lock: &WriterLock, days: Vec<WrittenDay>) -> Result<(usize, usize, Redo)> {
-        let (mut added, mut changed) = (0, 0);
         let mut c = self.conn()?;
-        let tx = c.transaction()?;
-        let mut raced = Vec::new();
-        let mut redo = Vec::new();
-        for d in days {
-            match d.state {
-                Written::Unchanged => {}
-                Written::Redo => redo.push((d.day, d.entries)),
-                Written::Raced { added: n } => {
-                    added += n;
-                    changed += 1;
-                    raced.push(d.day);
-                }
-                Written::Done(w) => {
-                    added += w.added.len();
-                    changed += 1;
-                    let appended: Vec<(i64, &Entry)> = w.added.iter().map(|(l, j)| (*l, &d.entries[*j])).collect();
-                    self.mirror_written_in(&tx, d.day, &w.meta, &w.old, w.count, &w.bytes, &appended)?;
+        // A bulk load: through the page cache, not the map (index::set_mapped).
+        crate::index::set_mapped(&c, false)?;
+        let applied = (|| -> Result<_> {
+            let (mut added, mut changed) = (0, 0);
+            let tx = c.transaction()?;
+            let mut raced = Vec::new();
+            let mut redo = Vec::new();
+            for d in days {
+                match d.state {
+                    Written::Unchanged => {}
+                    Written::Redo => redo.push((d.day, d.entries)),
+                    Written::Raced { added: n } => {
+                        added += n;
+                        changed += 1;
+                        raced.push(d.day);
+                    }
+                    Written::Done(w) => {
+                        added += w.added.len();
+                        changed += 1;
+                        let appended: Vec<(i64, &Entry)> = w.added.iter().map(|(l, j)| (*l, &d.entries[*j])).collect();
+                        self.mirror_written_in(&tx, d.day, &w.meta, &w.old, w.count, &w.bytes, &appended)?;
+                    }
                 }
             }
-        }
-        tx.commit()?;
+            tx.commit()?;
+            Ok((added, changed, raced, redo))
+        })();
+        crate::index::set_mapped(&c, true)?;
+        let (added, changed, raced, redo) = applied?;
         drop(c);
         for day in raced {
             self.mirror_day(lock, day)?;

@@ -124,6 +124,10 @@ pub fn mirror_changes<M: Mirror>(
     let known = m.known(c)?;
     let disk = m.scan()?;
     let p = m.plan(&disk, &known);
-    let rep = m.apply(c, &p, &known)?;
+    // Applying reads and writes the index in bulk: through the page cache, not the map.
+    crate::index::set_mapped(c, false)?;
+    let rep = m.apply(c, &p, &known);
+    crate::index::set_mapped(c, true)?;
+    let rep = rep?;
     Ok(Mirrored { first, applied: Some((disk, rep)) })
 }

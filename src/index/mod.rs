@@ -56,6 +56,8 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     // dozen of its own (sync check, count, candidates, usage), so 16 evicted and re-parsed
     // them on every call of a long-lived handle.
     c.set_prepared_statement_cache_capacity(64);
+    #[cfg(all(unix, target_pointer_width = "64"))]
+    c.pragma_update(None, "mmap_size", MMAP_BYTES)?;
     Ok(())
 }
 
@@ -65,17 +67,36 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
 /// restart the WAL of a process that rebuilt its WAL index; the pool's drop truncates it).
 pub const PER_CALL_WAL_PAGES: i64 = 128;
 
-/// Bytes of the index a one-call process reads through a memory map (`PRAGMA mmap_size`,
-/// <https://sqlite.org/mmap.html>) instead of `pread` into its page cache, Unix only.
+/// Bytes of the index a connection reads through a memory map (`PRAGMA mmap_size`,
+/// <https://sqlite.org/mmap.html>) instead of `pread` into its page cache: every connection on
+/// 64-bit Unix, except while it loads in bulk ([`set_mapped`]).
 ///
-/// Why (issue 15): a one-call process starts with an empty SQLite page cache, so every page it
-/// touches was a `pread` copying 4 KiB from the OS page cache; mapped, a page is read in
-/// place. Measured at 1M entries, 20 calls each, OS cache warm: a year-window `retrieve` 9.3–9.6
-/// → 7.6–8.0 ms, an unwindowed `recall` 17.4 → 15.4 ms; at 10k and 100k entries no worse. The
-/// map is read-only (SQLite writes through `pwrite` as before), and 1 GiB of address space
-/// covers the index up to ~5M entries; pages past it are read as before. Not on Windows, where
-/// a mapped file cannot be truncated (a checkpoint after VACUUM shrinks the index).
-pub const PER_CALL_MMAP_BYTES: i64 = 1 << 30;
+/// Why (issue 15): a page not in SQLite's page cache was a `pread` copying 4 KiB from the OS
+/// page cache; mapped, it is read in place. A one-call process starts with an empty page
+/// cache, and a long-lived handle meets one whenever a query reads pages it has not read
+/// before (another time window) or another process committed (SQLite then drops the whole
+/// cache). Measured at 1M entries, OS cache warm: a year-window `retrieve` in a one-call
+/// process 9.3–9.6 → 7.6–8.0 ms and an unwindowed `recall` 17.4 → 15.4 ms (20 calls each); a
+/// library week-window `retrieve`, each call a week earlier than the one before, 0.74–1.64 →
+/// 0.56–1.04 ms (150 calls); at 10k and 100k entries no worse. The map is read-only (SQLite
+/// writes through `pwrite` as before), and 1 GiB covers the index up to ~5M entries; pages past
+/// it are read as before. Mapped pages count in the process's resident size, which is why bulk
+/// loads turn it off. Not on Windows, where a file mapped by one process cannot be truncated by
+/// another (a checkpoint after VACUUM shrinks the index), nor on 32-bit targets (address space).
+pub const MMAP_BYTES: i64 = 1 << 30;
+
+/// Turns [`MMAP_BYTES`] on or off for `c` (outside a transaction). A bulk load (an import's
+/// batches, a sync that mirrors files, the compaction after it) reads most of the index: mapped,
+/// those pages stayed in the process's resident size (an import of 1M entries peaked at 308 MB
+/// against 122 MB unmapped), so it reads through the page cache (`cache_size`) instead and maps
+/// again when done. A no-op where the map is not used. Errors: SQLite errors.
+pub(crate) fn set_mapped(c: &Connection, on: bool) -> Result<()> {
+    #[cfg(all(unix, target_pointer_width = "64"))]
+    c.pragma_update(None, "mmap_size", if on { MMAP_BYTES } else { 0 })?;
+    #[cfg(not(all(unix, target_pointer_width = "64")))]
+    let _ = (c, on);
+    Ok(())
+}
 
 /// [`init_conn`] for a process that makes one call ([`open`] with `per_call`): also keeps
 /// the WAL when the last connection closes (no checkpoint, no delete). Otherwise each such
@@ -84,15 +105,12 @@ pub const PER_CALL_MMAP_BYTES: i64 = 1 << 30;
 /// 6–7 fsyncs per `retrieve`). With it, commits in `synchronous=NORMAL` sync nothing, and the
 /// checkpoint that [`pool::PerCallPool`] runs when the WAL passes
 /// [`pool::PER_CALL_WAL_FRAMES`], or the close of a long-lived handle, syncs many commits at
-/// once: batched, not dropped. It reads the index through a memory map
-/// ([`PER_CALL_MMAP_BYTES`]). (The WAL is part of the index: a copy of `index.sqlite3` alone
+/// once: batched, not dropped. (The WAL is part of the index: a copy of `index.sqlite3` alone
 /// is an older, consistent snapshot, which sync brings up to date like any stale index.)
 fn init_conn_per_call(c: &mut Connection) -> rusqlite::Result<()> {
     init_conn(c)?;
     c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)?;
     c.pragma_update(None, "wal_autocheckpoint", PER_CALL_WAL_PAGES)?;
-    #[cfg(unix)]
-    c.pragma_update(None, "mmap_size", PER_CALL_MMAP_BYTES)?;
     Ok(())
 }
 
@@ -438,10 +456,12 @@ pub fn compact_after_bulk(c: &Connection, added: usize) -> Result<bool> {
     // at 1M entries (a cache for the copy too), with 2 MB 9 MB (sqlite3 shell, 1.6 s vs 2.2 s).
     let cache: i64 = c.query_row("PRAGMA cache_size", [], |r| r.get(0))?;
     c.pragma_update(None, "cache_size", VACUUM_CACHE_KIB)?;
+    set_mapped(c, false)?;
     let run = c
         .execute_batch("INSERT INTO entries_fts(entries_fts) VALUES('optimize'); VACUUM;")
         .and_then(|_| c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())));
     c.pragma_update(None, "cache_size", cache)?;
+    set_mapped(c, true)?;
     match run {
         Ok(()) => Ok(true),
         Err(rusqlite::Error::SqliteFailure(f, _))
