@@ -69,7 +69,7 @@ pub const PER_CALL_WAL_PAGES: i64 = 128;
 
 /// Bytes of the index a connection reads through a memory map (`PRAGMA mmap_size`,
 /// <https://sqlite.org/mmap.html>) instead of `pread` into its page cache: every connection on
-/// 64-bit Unix, except while it loads in bulk ([`set_mapped`]).
+/// 64-bit Unix, except while it loads in bulk (`set_mapped`).
 ///
 /// Why (issue 15): a page not in SQLite's page cache was a `pread` copying 4 KiB from the OS
 /// page cache; mapped, it is read in place. A one-call process starts with an empty page
