@@ -384,6 +384,18 @@ fn open(cli: &Cli) -> Result<Memory> {
     // MCP server keeps an inotify watch (Memory::open); every other command checks just the
     // day files it reads (Memory::open_per_call), without a watch that this process would
     // only set up and tear down.
+    // A query on a data root that does not exist answers from an empty one it creates: say so,
+    // or a mistyped --data-root looks like a root without matches.
+    let created = !root.exists()
+        && matches!(
+            cli.cmd,
+            Cmd::Recall { .. }
+                | Cmd::Recent { .. }
+                | Cmd::ByTag { .. }
+                | Cmd::ByDate { .. }
+                | Cmd::Retrieve { .. }
+                | Cmd::Check
+        );
     let mut mem = match cli.cmd {
         Cmd::Check => Memory::open_unsynced(&root, config)?,
         Cmd::Sync { .. } | Cmd::Import { .. } => Memory::open(&root, config)?,
@@ -393,6 +405,12 @@ fn open(cli: &Cli) -> Result<Memory> {
         Cmd::Serve { .. } => Memory::open(&root, config)?,
         _ => Memory::open_per_call(&root, config)?,
     };
+    if created {
+        eprintln!(
+            "warning: data root {} did not exist; created it, empty (check --data-root, the config's dataRoot or DSH_HOME)",
+            root.display()
+        );
+    }
     for w in mem.warnings() {
         eprintln!("warning: {w}");
     }

@@ -193,3 +193,26 @@ fn one_call_processes_keep_the_wal_short_and_lose_no_usage_hit() {
     let hits: i64 = c.query_row("SELECT sum(hits) FROM usage", [], |r| r.get(0)).unwrap();
     assert_eq!(hits, 400);
 }
+
+#[test]
+fn a_query_on_a_missing_data_root_warns_that_it_created_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("memroy"); // a typo'd root: it does not exist
+    let r = root.to_str().unwrap();
+    let out = ml(&["--data-root", r, "--json", "recall", "风筝"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["matched"], 0);
+    let warn = format!("warning: data root {r} did not exist; created it, empty");
+    assert!(text(&out.stderr).contains(&warn), "stderr: {}", text(&out.stderr));
+    assert!(root.join("index.sqlite3").exists());
+    // Once it exists, the same query says nothing more.
+    let out = ml(&["--data-root", r, "--json", "recall", "风筝"]);
+    assert!(out.status.success());
+    assert!(!text(&out.stderr).contains("did not exist"), "stderr: {}", text(&out.stderr));
+    // A write to a new root is expected to create it: no warning.
+    let fresh = dir.path().join("fresh");
+    let out = ml(&["--data-root", fresh.to_str().unwrap(), "write", "第一条"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    assert!(!text(&out.stderr).contains("did not exist"), "stderr: {}", text(&out.stderr));
+}
