@@ -278,12 +278,23 @@ impl Store {
 
     /// True when some cold file differs from what the index records (new, removed, or size,
     /// mtime, inode or ctime changed): the check of [`Store::sync_cold`] without mirroring.
+    /// Both sides sorted by path and compared in one pass ([`sync::changed`]).
     pub(crate) fn cold_changed(&self) -> Result<bool> {
-        let m =
-            ColdMirror { root: &self.root, tz: self.tz(), full: false, scope: SyncScope::All, progress: &mut |_| {} };
-        let disk = m.scan()?;
-        let known = m.known(&*self.conn()?)?;
-        Ok(!Plan::is_empty(&m.plan(&disk, &known)))
+        let disk = sync::scan_disk(&self.root)?;
+        let c = self.conn()?;
+        let mut st = c.prepare_cached("SELECT path, size, mtime_ns, inode, ctime_ns FROM files ORDER BY path")?;
+        let known = st
+            .query_map([], |r| {
+                Ok(sync::KnownStat {
+                    rel: r.get(0)?,
+                    size: r.get(1)?,
+                    mtime_ns: r.get(2)?,
+                    inode: r.get(3)?,
+                    ctime_ns: r.get(4)?,
+                })
+            })?
+            .collect::<rusqlite::Result<Vec<_>>>()?;
+        Ok(sync::changed(&disk, &known))
     }
 
     /// True when this store keeps an inotify watch (a long-lived handle), false for a
