@@ -403,6 +403,7 @@ fn open(cli: &Cli) -> Result<Memory> {
         Cmd::Mcp => Memory::open(&root, config)?,
         #[cfg(all(unix, feature = "serve"))]
         Cmd::Serve { .. } => Memory::open(&root, config)?,
+        Cmd::Recall { .. } | Cmd::ByTag { .. } => Memory::open_per_call_scanning(&root, config)?,
         _ => Memory::open_per_call(&root, config)?,
     };
     if created {

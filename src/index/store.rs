@@ -44,6 +44,9 @@ pub struct Store {
     /// Document frequencies of query phrases, kept while the FTS5 index is unchanged
     /// (`query::bm25`).
     pub(crate) df_memo: Mutex<crate::query::bm25::DfMemo>,
+    /// A stat of every cold file started before the index was opened
+    /// ([`crate::Memory::open_per_call_scanning`]), taken by the first check that needs one.
+    prescan: Mutex<Option<std::thread::JoinHandle<Result<Vec<sync::FileStat>>>>>,
 }
 
 /// The cold files a query reads, so a per-call check can stat only those
@@ -106,8 +109,16 @@ impl Store {
             ro_index,
             watching: !per_call,
             df_memo: Default::default(),
+            prescan: Mutex::new(None),
         };
         Ok((store, state, warnings))
+    }
+
+    /// Hands over a stat of every cold file (`sync::scan_disk`) started on another thread
+    /// before the store was opened; the next check of the cold files without a time window
+    /// uses it instead of stating them again.
+    pub(crate) fn set_prescan(&mut self, scan: std::thread::JoinHandle<Result<Vec<sync::FileStat>>>) {
+        *self.prescan.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(scan);
     }
 
     /// Pins "now" (UTC) for everything done through this store.
@@ -278,9 +289,15 @@ impl Store {
 
     /// True when some cold file differs from what the index records (new, removed, or size,
     /// mtime, inode or ctime changed): the check of [`Store::sync_cold`] without mirroring.
-    /// Both sides sorted by path and compared in one pass ([`sync::changed`]).
+    /// Both sides sorted by path and compared in one pass ([`sync::changed`]); the disk side
+    /// from the stat started at open ([`Store::set_prescan`]) when there is one.
     pub(crate) fn cold_changed(&self) -> Result<bool> {
-        let disk = sync::scan_disk(&self.root)?;
+        let started = self.prescan.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let disk = match started.map(|h| h.join()) {
+            Some(Ok(scan)) => scan?,
+            // No stat started, or its thread panicked: stat now.
+            _ => sync::scan_disk(&self.root)?,
+        };
         let c = self.conn()?;
         let mut st = c.prepare_cached("SELECT path, size, mtime_ns, inode, ctime_ns FROM files ORDER BY path")?;
         let known = st
