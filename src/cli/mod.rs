@@ -504,7 +504,15 @@ pub(crate) fn run_cmd(cli: &Cli, mem: &Memory) -> Result<String> {
         Cmd::ByTag { tag, limit } => render(&mem.by_tag(tag, *limit)?, compact),
         Cmd::ByDate { from, to, limit } => render(&mem.by_date(from, to, *limit)?, compact),
         Cmd::Sync { full } => {
-            let rep = if *full { mem.sync_with_progress(true, &mut |_| {})? } else { mem.open_report().clone() };
+            // The sync at open does not wait for another writer (it answers `stale`); a sync
+            // asked for by name does, up to the lock timeout, and then mirrors what changed.
+            let rep = if *full {
+                mem.sync_with_progress(true, &mut |_| {})?
+            } else if mem.open_report().stale {
+                mem.sync()?
+            } else {
+                mem.open_report().clone()
+            };
             render(&rep, compact)
         }
         Cmd::Check => render(&mem.check()?, compact),

@@ -56,6 +56,15 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     // dozen of its own (sync check, count, candidates, usage), so 16 evicted and re-parsed
     // them on every call of a long-lived handle.
     c.set_prepared_statement_cache_capacity(64);
+    // Every explicit transaction here writes: begin it IMMEDIATE, taking the write lock (and
+    // waiting for it through the busy timeout) before reading. A DEFERRED one reads first, and
+    // when another process commits or checkpoints the WAL before it upgrades to write, SQLite
+    // cannot wait (its snapshot is stale: SQLITE_BUSY_SNAPSHOT) and fails at once with
+    // "database is locked": 8 of 160 parallel CLI recalls lost their usage hits once CLI
+    // processes truncated the WAL at exit (test
+    // `concurrency::parallel_cli_recalls_record_every_usage_hit`;
+    // https://sqlite.org/lang_transaction.html, https://sqlite.org/rescode.html#busy_snapshot).
+    c.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
     #[cfg(all(unix, target_pointer_width = "64"))]
     c.pragma_update(None, "mmap_size", MMAP_BYTES)?;
     Ok(())

@@ -216,3 +216,38 @@ fn a_query_on_a_missing_data_root_warns_that_it_created_it() {
     assert!(out.status.success(), "{}", text(&out.stderr));
     assert!(!text(&out.stderr).contains("did not exist"), "stderr: {}", text(&out.stderr));
 }
+
+#[test]
+fn sync_waits_for_another_writer_instead_of_answering_stale() {
+    // Newcomer test: `memlayers sync` exited 0 with `"stale": true` and mirrored nothing when
+    // another process held the writer lock at that moment.
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let common = ["--data-root", root, "--tz", "UTC", "--now", "2026-10-21T03:10:00Z", "--json"];
+    let out = ml(&[&common[..], &["write", "风筝 第一条"]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    // A hand edit the next sync must mirror, made while another writer holds the lock.
+    let day = std::fs::read_dir(dir.path().join("cold")).unwrap().next().unwrap().unwrap().path();
+    let file = std::fs::read_dir(&day).unwrap().next().unwrap().unwrap().path();
+    let mut body = std::fs::read_to_string(&file).unwrap();
+    body.push_str("- [2026-10-21T01:00:00.000Z] [-] 风筝 第二条\n");
+    let held = memlayers::files::lock::acquire(dir.path(), std::time::Duration::from_secs(1)).unwrap();
+    std::fs::write(&file, body).unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_memlayers"))
+        .args(&common[..])
+        .arg("sync")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(400));
+    drop(held);
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v.get("stale"), None, "{v}");
+    assert_eq!(v["filesMirrored"], 1, "{v}");
+    let out = ml(&[&common[..], &["recall", "风筝"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["matched"], 2);
+}

@@ -68,3 +68,56 @@ fn two_processes_write_500_each() {
     let rep = m.check().unwrap();
     assert!(rep.clean && rep.entries == 2 * PER_CHILD as i64, "{rep:?}");
 }
+
+/// Four shells running `recall` in parallel against one root, as agents sharing a data root do:
+/// every usage hit is recorded and no call warns or fails. (Newcomer test of the WAL change: a
+/// CLI process that truncates the WAL at exit holds the write lock for the checkpoint, and a
+/// concurrent call whose deferred transaction had already read the index could not upgrade
+/// to write: "usage hits not recorded: database is locked", ~6 % of 400 parallel calls. Write
+/// transactions now begin IMMEDIATE, waiting for the lock before they read.)
+#[test]
+fn parallel_cli_recalls_record_every_usage_hit() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap().to_string();
+    let bin = env!("CARGO_BIN_EXE_memlayers");
+    let common = ["--data-root", root.as_str(), "--tz", "UTC", "--now", "2026-10-21T03:10:00Z"];
+    for i in 0..3 {
+        let out = Command::new(bin).args(common).args(["write", &format!("风筝 第{i}条")]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    }
+    const SHELLS: usize = 4;
+    const CALLS: usize = 40;
+    let shells: Vec<_> = (0..SHELLS)
+        .map(|_| {
+            let root = root.clone();
+            std::thread::spawn(move || {
+                let mut problems = Vec::new();
+                for _ in 0..CALLS {
+                    let out = Command::new(bin)
+                        .env("MEMLAYERS_SERVER", "off")
+                        .args(["--data-root", root.as_str(), "--tz", "UTC", "--now", "2026-10-21T03:10:00Z"])
+                        .args(["--json", "recall", "风筝"])
+                        .output()
+                        .unwrap();
+                    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+                    if !out.status.success() || !err.is_empty() {
+                        problems.push(format!("exit {:?}: {err}", out.status.code()));
+                    }
+                }
+                problems
+            })
+        })
+        .collect();
+    let problems: Vec<String> = shells.into_iter().flat_map(|h| h.join().unwrap()).collect();
+    assert!(
+        problems.is_empty(),
+        "{} of {} calls: {:?}",
+        problems.len(),
+        SHELLS * CALLS,
+        &problems[..problems.len().min(3)]
+    );
+    // 160 calls, each returning the 3 entries: 480 hits.
+    let c = rusqlite::Connection::open(dir.path().join("index.sqlite3")).unwrap();
+    let hits: i64 = c.query_row("SELECT sum(hits) FROM usage", [], |r| r.get(0)).unwrap();
+    assert_eq!(hits, (SHELLS * CALLS * 3) as i64);
+}
