@@ -8,7 +8,7 @@ pub mod mcp;
 #[cfg(all(unix, feature = "serve"))]
 pub mod serve;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 use clap::{Parser, Subcommand};
@@ -365,6 +365,13 @@ fn data_root(cli: &Cli, config: &Config) -> PathBuf {
     }
 }
 
+/// The zone `root`'s files are dated in, as recorded in its memlayers.json, if any.
+fn recorded_zone(root: &Path) -> Option<chrono_tz::Tz> {
+    std::fs::read_to_string(root.join(crate::files::zone::ZONE_FILE))
+        .ok()
+        .and_then(|t| crate::files::zone::parse(&t).ok())
+}
+
 fn open(cli: &Cli) -> Result<Memory> {
     let mut config = load_config(cli)?;
     let root = data_root(cli, &config);
@@ -374,9 +381,7 @@ fn open(cli: &Cli) -> Result<Memory> {
     // warned on every call.
     if cli.tz.is_none()
         && !config_names_zone(cli)
-        && let Some(zone) = std::fs::read_to_string(root.join(crate::files::zone::ZONE_FILE))
-            .ok()
-            .and_then(|t| crate::files::zone::parse(&t).ok())
+        && let Some(zone) = recorded_zone(&root)
     {
         config.timezone = zone;
     }

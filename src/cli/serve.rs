@@ -314,6 +314,10 @@ struct Served {
     /// The server's `--config`: its path and the bytes it was loaded from.
     config: Option<(PathBuf, Vec<u8>)>,
     tz: Option<String>,
+    /// The zone the server answers in (its `--tz`, else its config's, else the root's).
+    zone: chrono_tz::Tz,
+    /// The server's `--config` sets `timezone`.
+    config_names_zone: bool,
 }
 
 impl Served {
@@ -344,7 +348,18 @@ impl Served {
             _ => return Some("--config differs from the server's".into()),
         }
         if cli.tz != self.tz {
-            return Some("--tz differs from the server's".into());
+            // Other flags can name the same zone: a call's --tz equal to the server's zone, or
+            // a call without --tz, which takes the root's recorded zone when the config names
+            // none (newcomer test: `serve --tz Asia/Shanghai` declined every call without --tz
+            // on a root recorded in Asia/Shanghai).
+            let theirs = match &cli.tz {
+                Some(t) => crate::config::parse_tz("tz", t).ok(),
+                None if !self.config_names_zone => super::recorded_zone(&self.root),
+                None => None,
+            };
+            if theirs != Some(self.zone) {
+                return Some("--tz differs from the server's".into());
+            }
         }
         None
     }
@@ -406,6 +421,8 @@ pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
             None => None,
         },
         tz: cli.tz.clone(),
+        zone: mem.config().timezone,
+        config_names_zone: super::config_names_zone(cli),
     };
     eprintln!("memlayers: serving {} on {}", root.display(), socket.display());
     let rt = tokio::runtime::Builder::new_current_thread()

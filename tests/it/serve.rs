@@ -251,3 +251,24 @@ fn spawn_mode_starts_a_server_in_the_background_for_the_calls_that_follow() {
     }
     assert!(!sock.exists());
 }
+
+#[test]
+fn a_call_naming_the_servers_zone_another_way_is_answered() {
+    // The root's recorded zone is UTC (root_with_entries). Newcomer test: `serve --tz ZONE`
+    // declined every call without --tz although the root is dated in that same zone.
+    let (_dir, root) = root_with_entries();
+    let r = root.to_str().unwrap();
+    {
+        let _server = Server::start(&root, &["--tz", "UTC"]);
+        let o = call("require", &["--json", "--data-root", r, "recall", "牛奶"]);
+        assert_eq!(contents(&json(&o)), ["买了牛奶和面包"]);
+        // Another zone is still another call.
+        let o = call("require", &["--json", "--data-root", r, "--tz", "Asia/Tokyo", "recall", "牛奶"]);
+        assert_eq!(o.status.code(), Some(1));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("declined: --tz differs"));
+    }
+    // A server without --tz answers in the recorded zone: a call with --tz UTC is the same call.
+    let _server = Server::start(&root, &[]);
+    let o = call("require", &["--json", "--data-root", r, "--tz", "UTC", "recall", "牛奶"]);
+    assert_eq!(contents(&json(&o)), ["买了牛奶和面包"]);
+}
