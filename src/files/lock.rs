@@ -80,16 +80,32 @@ pub fn acquire(root: &Path, timeout: Duration) -> Result<WriterLock> {
     }
 }
 
-/// Takes the writer lock of `root` only if it is free right now: `Ok(None)` when another
-/// writer holds it. For readers, which answer from the index as it is rather than wait.
+/// Takes the writer lock of `root` only if it is free now: `Ok(None)` when another writer
+/// holds it. For readers, which answer from the index as it is rather than wait for a writer.
+///
+/// "Now" allows [`TRY_ATTEMPTS`] tries 1 ms apart: a lock can be held for an instant by a
+/// process that is not writing. A child process forked by another thread of this process holds
+/// a copy of every open descriptor, the lock's included, until it executes its program (the
+/// descriptor is close-on-exec), and `flock` stays held while any copy is open; a reader that
+/// tried once then answered `stale` with nothing mirrored (a test opening a fresh index while
+/// other tests spawned CLI processes, in CI). A writer holds the lock for milliseconds at least.
 pub fn try_acquire(root: &Path) -> Result<Option<WriterLock>> {
     let file = lock_target(root)?;
-    match file.try_lock() {
-        Ok(()) => Ok(Some(WriterLock { _file: file })),
-        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
-        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(root, e)),
+    for attempt in 1..=TRY_ATTEMPTS {
+        match file.try_lock() {
+            Ok(()) => return Ok(Some(WriterLock { _file: file })),
+            Err(std::fs::TryLockError::WouldBlock) if attempt < TRY_ATTEMPTS => {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {}
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(root, e)),
+        }
     }
+    Ok(None)
 }
+
+/// Tries [`try_acquire`] makes, 1 ms apart, before it reports the lock held (memlayers; see there).
+pub const TRY_ATTEMPTS: u32 = 3;
 
 #[cfg(test)]
 mod tests {
