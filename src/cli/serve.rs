@@ -358,7 +358,12 @@ impl Served {
                 None => None,
             };
             if theirs != Some(self.zone) {
-                return Some("--tz differs from the server's".into());
+                let call = match (&cli.tz, theirs) {
+                    (Some(t), _) => format!("--tz {t}"),
+                    (None, Some(z)) => format!("no --tz: the root's recorded zone {z}"),
+                    (None, None) => "no --tz".to_string(),
+                };
+                return Some(format!("--tz differs from the server's (the call: {call}; the server: {})", self.zone));
             }
         }
         None

@@ -430,8 +430,15 @@ impl Store {
         if items.is_empty() || self.read_only.is_some() {
             return;
         }
-        if let Err(e) = self.try_record_hits(items) {
-            log::warn!("usage hits not recorded: {e}");
+        match self.try_record_hits(items) {
+            Ok(()) => {}
+            // Not "try again": running the query again records its own hits, not these.
+            Err(Error::LockTimeout { path, waited_ms }) => log::warn!(
+                "usage hits of this query not recorded: another memlayers process holds the writer lock of {} \
+                 (an import, a sync or another write; waited {waited_ms} ms); the answer stands",
+                path.display()
+            ),
+            Err(e) => log::warn!("usage hits not recorded: {e}"),
         }
     }
 
