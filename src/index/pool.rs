@@ -61,6 +61,10 @@ pub const PER_CALL_WAL_FRAMES: u64 = 64;
 impl Drop for PerCallPool {
     fn drop(&mut self) {
         let Ok(len) = std::fs::metadata(&self.wal).map(|m| m.len()) else { return };
+        // Shorter than the bound even with SQLite's smallest page (512 bytes): nothing to ask.
+        if len <= 32 + PER_CALL_WAL_FRAMES * (24 + 512) {
+            return;
+        }
         let idle = self.idle.get_mut().unwrap_or_else(|e| e.into_inner());
         let Some(c) = idle.last() else { return };
         let Ok(page) = c.query_row("PRAGMA page_size", [], |r| r.get::<_, u32>(0)) else { return };
