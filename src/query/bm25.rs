@@ -161,14 +161,33 @@ pub fn state_key(c: &Connection) -> Result<Vec<u8>> {
         .unwrap_or_default())
 }
 
-/// Document frequencies memoised for one index state ([`state_key`]).
+/// Document frequencies memoised for one index state ([`state_key`]), in this handle and in
+/// the index's `fts_counts` table (migration V9), which every process shares.
+///
+/// Why the table (issue 15): a one-call process (each CLI call) starts with an empty memo, and
+/// counting a phrase's rows walks its whole doclist: the two bigrams of `博物馆` (13 512 rows
+/// each at 1M entries) cost ~0.9 ms of a 4.8 ms day-window `retrieve`, more than the query.
+/// FTS5 stores no document frequency (Lucene keeps one per term in its term dictionary); the
+/// table keeps the counts a query needed, valid for the FTS5 state they were counted in (its
+/// structure record's SHA-1 in `meta`), so only the first call after a change of the entries
+/// pays. A count is only ever read for the state it was counted in; any change of the
+/// entries (a write, a sync, an import) makes every row stale, and the next query that counts
+/// starts the table over.
 #[derive(Debug, Default)]
 pub struct DfMemo {
     key: Vec<u8>,
     df: HashMap<Phrase, i64>,
     counts: HashMap<String, i64>,
     expansions: HashMap<String, Option<Vec<String>>>,
+    /// Whether `fts_counts` holds counts of this state: unknown until first needed.
+    shared: Option<bool>,
+    /// Counts made by this handle in this state, not yet in `fts_counts`.
+    fresh: Vec<(String, i64)>,
 }
+
+/// `meta` key: the SHA-1 (hex) of the FTS5 structure record ([`state_key`]) that the rows of
+/// `fts_counts` were counted in.
+pub const META_COUNTS_STATE: &str = "fts_counts_state";
 
 /// Most phrases and expressions one memo keeps (memlayers): past it the memo starts over, so a
 /// long-lived server asked many distinct words holds at most this many counts (a few MB).
@@ -185,9 +204,7 @@ impl DfMemo {
             let n = match self.df.get(p) {
                 Some(n) => *n,
                 None => {
-                    let n: i64 = c
-                        .prepare_cached("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?1")?
-                        .query_row([p.fts()], |r| r.get(0))?;
+                    let n = self.counted(c, &p.fts())?;
                     self.df.insert(p.clone(), n);
                     n
                 }
@@ -197,6 +214,75 @@ impl DfMemo {
         Ok(out)
     }
 
+    /// The rows matching `fts` over the whole index: from `fts_counts` when it holds this
+    /// state's count, else counted by FTS5 (and kept for [`DfMemo::persist`]).
+    fn counted(&mut self, c: &Connection, fts: &str) -> Result<i64> {
+        if self.shared.is_none() {
+            let stored: Option<String> = c
+                .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+                .query_row([META_COUNTS_STATE], |r| r.get(0))
+                .optional()?;
+            self.shared = Some(stored.is_some_and(|h| h == crate::index::sync::sha1_hex(&self.key)));
+        }
+        if self.shared == Some(true) {
+            let n: Option<i64> = c
+                .prepare_cached("SELECT n FROM fts_counts WHERE expr = ?1")?
+                .query_row([fts], |r| r.get(0))
+                .optional()?;
+            if let Some(n) = n {
+                return Ok(n);
+            }
+        }
+        let n: i64 = c
+            .prepare_cached("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?1")?
+            .query_row([fts], |r| r.get(0))?;
+        self.fresh.push((fts.to_string(), n));
+        Ok(n)
+    }
+
+    /// Writes the counts this handle made since its last call into `fts_counts`, so that
+    /// other processes (and later calls) read them instead of walking doclists. Does nothing
+    /// when there are none, when another connection holds SQLite's write lock (never waits:
+    /// the counts are only a saving), or when the index changed state since they were
+    /// counted; starts the table over when its rows belong to another state or would pass
+    /// [`MEMO_PHRASES`] rows. Errors: SQLite errors, `SQLITE_BUSY` when the write lock is
+    /// held (the caller may ignore them: nothing a query returns depends on this write).
+    pub fn persist(&mut self, c: &Connection) -> Result<()> {
+        if self.fresh.is_empty() {
+            return Ok(());
+        }
+        let fresh = std::mem::take(&mut self.fresh);
+        c.busy_timeout(std::time::Duration::ZERO)?;
+        let tx = c.unchecked_transaction();
+        c.busy_timeout(std::time::Duration::from_millis(crate::index::BUSY_TIMEOUT_MS))?;
+        let tx = tx?;
+        // Under the write lock: counted in the state the index is still in?
+        if state_key(&tx)? != self.key {
+            return Ok(());
+        }
+        let state = crate::index::sync::sha1_hex(&self.key);
+        let stored: Option<String> = tx
+            .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+            .query_row([META_COUNTS_STATE], |r| r.get(0))
+            .optional()?;
+        let rows: i64 = tx.query_row("SELECT count(*) FROM fts_counts", [], |r| r.get(0))?;
+        if stored.as_deref() != Some(state.as_str()) || rows as usize + fresh.len() > MEMO_PHRASES {
+            tx.execute("DELETE FROM fts_counts", [])?;
+            tx.execute(
+                "INSERT INTO meta(key, value) VALUES(?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                [META_COUNTS_STATE, state.as_str()],
+            )?;
+        }
+        let mut ins = tx.prepare_cached("INSERT OR REPLACE INTO fts_counts(expr, n) VALUES(?1, ?2)")?;
+        for (expr, n) in &fresh {
+            ins.execute(rusqlite::params![expr, n])?;
+        }
+        drop(ins);
+        tx.commit()?;
+        self.shared = Some(true);
+        Ok(())
+    }
+
     /// The number of rows matching the FTS5 expression `fts` over the whole index, memoised
     /// as [`DfMemo::df`]. Errors: SQLite errors.
     pub fn count(&mut self, c: &Connection, fts: &str) -> Result<i64> {
@@ -204,9 +290,7 @@ impl DfMemo {
         if let Some(n) = self.counts.get(fts) {
             return Ok(*n);
         }
-        let n: i64 = c
-            .prepare_cached("SELECT count(*) FROM entries_fts WHERE entries_fts MATCH ?1")?
-            .query_row([fts], |r| r.get(0))?;
+        let n = self.counted(c, fts)?;
         self.counts.insert(fts.to_string(), n);
         Ok(n)
     }
@@ -254,6 +338,8 @@ impl DfMemo {
             self.df.clear();
             self.counts.clear();
             self.expansions.clear();
+            self.shared = None;
+            self.fresh.clear();
         }
         Ok(())
     }
@@ -711,6 +797,53 @@ mod tests {
         assert_eq!(varint(&[0x81, 0x00], 0), Some((128, 2)));
         assert_eq!(varint(&[0x00, 0x83, 0x60], 1), Some((480, 2)));
         assert_eq!(varint(&[0x81], 0), None);
+    }
+
+    /// An FTS5 table as V8 makes it, `meta` and V9's `fts_counts`, in memory.
+    fn counts_db() -> Connection {
+        let c = Connection::open_in_memory().unwrap();
+        c.execute_batch(
+            "CREATE VIRTUAL TABLE entries_fts USING fts5(body, tag, content = '', \
+             tokenize = 'unicode61 remove_diacritics 0', detail = full); \
+             CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;",
+        )
+        .unwrap();
+        c.execute_batch(include_str!("../../migrations/V9__fts_counts.sql")).unwrap();
+        c
+    }
+
+    fn stored(c: &Connection) -> Vec<(String, i64)> {
+        let mut st = c.prepare("SELECT expr, n FROM fts_counts ORDER BY expr").unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).unwrap().map(|r| r.unwrap()).collect()
+    }
+
+    #[test]
+    fn shared_counts_are_kept_for_their_state_only() {
+        let c = counts_db();
+        for (id, body) in [(1, "博物 物馆"), (2, "博物"), (3, "考古")] {
+            c.execute("INSERT INTO entries_fts(rowid, body, tag) VALUES (?1, ?2, '')", rusqlite::params![id, body])
+                .unwrap();
+        }
+        let (bo, wu) = (Phrase { token: "博物".into(), prefix: false }, Phrase { token: "物馆".into(), prefix: false });
+        let mut m = DfMemo::default();
+        assert_eq!(m.df(&c, &[bo.clone(), wu.clone()]).unwrap(), vec![2, 1]);
+        m.persist(&c).unwrap();
+        assert_eq!(stored(&c), vec![("\"博物\"".to_string(), 2), ("\"物馆\"".to_string(), 1)]);
+        // A new handle in the same state reads them (a row changed by hand shows it).
+        c.execute("UPDATE fts_counts SET n = 9 WHERE expr = '\"博物\"'", []).unwrap();
+        assert_eq!(DfMemo::default().df(&c, std::slice::from_ref(&bo)).unwrap(), vec![9]);
+        // Counted, then the index changed before the write: nothing is written, and the
+        // stale rows are never read (a fresh handle counts 博物 in rows 1, 2 and 4).
+        let mut m = DfMemo::default();
+        m.df(&c, std::slice::from_ref(&wu)).unwrap();
+        c.execute("INSERT INTO entries_fts(rowid, body, tag) VALUES (4, '博物', '')", []).unwrap();
+        m.persist(&c).unwrap();
+        assert_eq!(stored(&c), vec![("\"博物\"".to_string(), 9), ("\"物馆\"".to_string(), 1)]);
+        let mut m = DfMemo::default();
+        assert_eq!(m.df(&c, &[bo, wu]).unwrap(), vec![3, 1]);
+        // Written for the new state, the old rows go.
+        m.persist(&c).unwrap();
+        assert_eq!(stored(&c), vec![("\"博物\"".to_string(), 3), ("\"物馆\"".to_string(), 1)]);
     }
 
     #[test]

@@ -717,6 +717,13 @@ impl Store {
             RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank, matched, exact_bm25 };
         let weights = |items: &[Scored]| self.weights_on(&c, items);
         let mut hits = ranked(&c, q, rows, &opts, &self.df_memo, &weights)?;
+        // Counts this query made go to the index for the next process (bm25::DfMemo); a
+        // failure (another writer holds SQLite's lock) only costs the next call a recount.
+        if self.read_only.is_none()
+            && let Err(e) = self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).persist(&c)
+        {
+            log::debug!("fts_counts not written: {e}");
+        }
         for (item, parts) in &mut hits {
             item.score = Some(round4(parts.score));
             item.matched = Some(q.matched(&item.tag, &item.content));

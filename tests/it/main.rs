@@ -37,6 +37,7 @@ mod retrieval_eval;
 mod retrieve;
 mod root_zone;
 mod serve;
+mod shared_counts;
 mod sqlite3_cli;
 mod temporal_cases;
 mod temporal_props;
