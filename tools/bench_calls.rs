@@ -292,66 +292,101 @@ struct Ctx<'a> {
     serve: bool,
 }
 
-/// Runs every system once on one (term, window) and appends the latencies to `cell`.
-fn measure_once(cx: &mut Ctx, term: &str, win: Option<(NaiveDate, NaiveDate)>, cell: &mut Cell) -> BResult<()> {
+/// The systems measured, in the order each cell runs them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sys {
+    Cli,
+    Serve,
+    Mcp,
+    Lib,
+    Rg,
+    Sql,
+}
+
+impl Sys {
+    const ALL: [Sys; 6] = [Sys::Cli, Sys::Serve, Sys::Mcp, Sys::Lib, Sys::Rg, Sys::Sql];
+}
+
+/// Runs system `sys` once on one (term, window) and appends its latency to `cell` (nothing
+/// for a system this run does not measure).
+fn measure_once(
+    cx: &mut Ctx,
+    sys: Sys,
+    term: &str,
+    win: Option<(NaiveDate, NaiveDate)>,
+    cell: &mut Cell,
+) -> BResult<()> {
     let root_s = cx.root.to_str().ok_or("root path not UTF-8")?;
     let (from_s, to_s) = match win {
         Some((a, b)) => (a.format("%Y-%m-%d").to_string(), b.format("%Y-%m-%d").to_string()),
         None => (String::new(), String::new()),
     };
-    // CLI: one process per call, as an agent's shell makes it.
-    let mut cmd = Command::new(cx.bin);
-    cmd.env("MEMLAYERS_SERVER", "off").args(["--data-root", root_s, "--tz", cx.tz, "--now", &cx.now, "--json"]);
-    match win {
-        Some(_) => cmd.args(["retrieve", term, "--from", &from_s, "--to", &to_s]),
-        None => cmd.args(["recall", term]),
-    };
-    cell.cli.push(timed(|| run_ok(&mut cmd).map(|_| ()))?);
-    // The same call through the running `memlayers serve` (the root's recorded zone, the clock).
-    if cx.serve {
-        let mut cmd = Command::new(cx.bin);
-        cmd.env("MEMLAYERS_SERVER", "require").args(["--data-root", root_s, "--json"]);
-        match win {
-            Some(_) => cmd.args(["retrieve", term, "--from", &from_s, "--to", &to_s]),
-            None => cmd.args(["recall", term]),
-        };
-        cell.served.push(timed(|| run_ok(&mut cmd).map(|_| ()))?);
-    }
-    // MCP round trip.
-    if let Some(m) = cx.mcp.as_deref_mut() {
-        let t = match win {
-            Some(_) => {
-                timed(|| m.call("mem_retrieve", serde_json::json!({"query": term, "from": from_s, "to": to_s})))?
-            }
-            None => timed(|| m.call("mem_recall", serde_json::json!({"keyword": term})))?,
-        };
-        cell.mcp.push(t);
-    }
-    // Library.
-    let mem = cx.mem;
-    cell.lib.push(timed(|| {
-        match win {
-            Some((from, to)) => {
-                let args = RetrieveArgs {
-                    query: term.to_string(),
-                    time_range: Some(TimeRange::Dates { from, to }),
-                    tz: None,
-                    limit: Some(10),
-                    ..Default::default()
+    match sys {
+        // CLI: one process per call, as an agent's shell makes it.
+        Sys::Cli => {
+            let mut cmd = Command::new(cx.bin);
+            cmd.env("MEMLAYERS_SERVER", "off").args(["--data-root", root_s, "--tz", cx.tz, "--now", &cx.now, "--json"]);
+            match win {
+                Some(_) => cmd.args(["retrieve", term, "--from", &from_s, "--to", &to_s]),
+                None => cmd.args(["recall", term]),
+            };
+            cell.cli.push(timed(|| run_ok(&mut cmd).map(|_| ()))?);
+        }
+        // The same call through the running `memlayers serve` (the root's recorded zone, the clock).
+        Sys::Serve => {
+            if cx.serve {
+                let mut cmd = Command::new(cx.bin);
+                cmd.env("MEMLAYERS_SERVER", "require").args(["--data-root", root_s, "--json"]);
+                match win {
+                    Some(_) => cmd.args(["retrieve", term, "--from", &from_s, "--to", &to_s]),
+                    None => cmd.args(["recall", term]),
                 };
-                mem.retrieve(&args)?;
-            }
-            None => {
-                mem.recall(term, Some(10), None)?;
+                cell.served.push(timed(|| run_ok(&mut cmd).map(|_| ()))?);
             }
         }
-        Ok(())
-    })?);
-    // ripgrep: the whole archive, or the window's day files.
-    if cx.rg {
-        measure_rg(cx.root, term, win, cell)?;
+        // MCP round trip.
+        Sys::Mcp => {
+            if let Some(m) = cx.mcp.as_deref_mut() {
+                let t = match win {
+                    Some(_) => timed(|| {
+                        m.call("mem_retrieve", serde_json::json!({"query": term, "from": from_s, "to": to_s}))
+                    })?,
+                    None => timed(|| m.call("mem_recall", serde_json::json!({"keyword": term})))?,
+                };
+                cell.mcp.push(t);
+            }
+        }
+        // Library.
+        Sys::Lib => {
+            let mem = cx.mem;
+            cell.lib.push(timed(|| {
+                match win {
+                    Some((from, to)) => {
+                        let args = RetrieveArgs {
+                            query: term.to_string(),
+                            time_range: Some(TimeRange::Dates { from, to }),
+                            tz: None,
+                            limit: Some(10),
+                            ..Default::default()
+                        };
+                        mem.retrieve(&args)?;
+                    }
+                    None => {
+                        mem.recall(term, Some(10), None)?;
+                    }
+                }
+                Ok(())
+            })?);
+        }
+        // ripgrep: the whole archive, or the window's day files.
+        Sys::Rg => {
+            if cx.rg {
+                measure_rg(cx.root, term, win, cell)?;
+            }
+        }
+        Sys::Sql => measure_sql(cx, term, win, cell)?,
     }
-    measure_sql(cx, term, win, cell)
+    Ok(())
 }
 
 fn measure_rg(root: &Path, term: &str, win: Option<(NaiveDate, NaiveDate)>, cell: &mut Cell) -> BResult<()> {
@@ -477,18 +512,27 @@ fn run_root(args: &Args, bin: &Path, root: &Path, terms: &[(&'static str, String
                 rg,
                 serve,
             };
+            // Each system makes its calls of the cell back to back. Interleaved call by call,
+            // every in-memory system (library, MCP, serve) paid for the CLI process just
+            // before it: a CLI call records its usage hits in the index, which empties every
+            // other connection's SQLite page cache, and its run evicts the CPU caches (a
+            // library day-window retrieve at 1M: 0.16 ms alone, 0.43 ms after each CLI call).
             match win.range(info.last) {
                 None => {
-                    // One untimed warm-up call per system, then the repeats.
-                    measure_once(&mut cx, term, None, &mut Cell::default())?;
-                    for _ in 0..args.repeats {
-                        measure_once(&mut cx, term, None, &mut cell)?;
+                    for sys in Sys::ALL {
+                        // One untimed warm-up call per system, then the repeats.
+                        measure_once(&mut cx, sys, term, None, &mut Cell::default())?;
+                        for _ in 0..args.repeats {
+                            measure_once(&mut cx, sys, term, None, &mut cell)?;
+                        }
                     }
                 }
                 Some(_) => {
-                    for d in &days {
-                        let w = win.range(*d).expect("windowed kind");
-                        measure_once(&mut cx, term, Some(w), &mut cell)?;
+                    for sys in Sys::ALL {
+                        for d in &days {
+                            let w = win.range(*d).expect("windowed kind");
+                            measure_once(&mut cx, sys, term, Some(w), &mut cell)?;
+                        }
                     }
                     // Hits in the window of the last anchor (indicative).
                     cell.hits = hits(&sql, term, win.range(*days.last().expect("anchors")))?;
@@ -532,7 +576,9 @@ fn report(runs: &[RootRun], terms: &[(&'static str, String)], machine: &Machine,
     s.push_str(&machine.markdown());
     s.push_str(&format!(
         "\nOne run, every system on the same data roots, terms and windows. Calls per cell: {} unwindowed \
-(after one warm-up), one per anchor day ({} anchors spread over the archive) for each window. \
+(after one warm-up), one per anchor day ({} anchors spread over the archive) for each window; \
+within a cell each system makes its calls back to back (CLI, serve, MCP, library, rg, SQL), so a CLI \
+call's usage-hit commit does not empty the page cache of the in-memory systems between their calls. \
 Latencies in ms, p50 / p99 (nearest rank). CLI: `memlayers --json recall TERM` or `retrieve TERM --from A --to B`, \
 process start included, in-process (`MEMLAYERS_SERVER=off`, `--tz` and `--now` pinned). CLI serve: the same call without `--tz`/`--now` (the root's recorded zone, the clock) answered by a running `memlayers serve` (`MEMLAYERS_SERVER=require`), process start included. MCP: one `tools/call` round trip to a running `memlayers mcp` (`mem_recall` / `mem_retrieve`). \
 Library: `Memory::recall` / `Memory::retrieve` on an open handle. rg: `rg -F -i --count TERM` over `cold/` or the \
