@@ -50,7 +50,12 @@ pub enum OpenState {
 fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     c.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS))?;
     c.pragma_update(None, "synchronous", "NORMAL")?;
-    c.pragma_update(None, "foreign_keys", "ON")?;
+    // The query planner stability guarantee: plans never depend on bound values. Without it a
+    // statement whose plan read a bound value (a `LIMIT ?`, e.g. the ranked candidates) is
+    // marked expired by every bind and compiled again at its next step: once per call on a
+    // long-lived handle, twice per statement in a one-call process (issue 15; SQLite's
+    // `sqlite3VdbeSetVarmask`, https://sqlite.org/c3ref/c_dbconfig_defensive.html).
+    c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     c.pragma_update(None, "cache_size", -32_000)?; // KiB: 32 MB page cache per connection
     // Prepared statements kept per connection (rusqlite's default is 16): a query uses a
     // dozen of its own (sync check, count, candidates, usage), so 16 evicted and re-parsed

@@ -1,6 +1,8 @@
-//! The counts a query needs for BM25 (document frequencies, match counts) are shared between
+//! What a query pays for beyond its own work, kept small: the counts a query needs for BM25
+//! (document frequencies, match counts) are shared between
 //! processes through the index's `fts_counts` table (src/query/bm25.rs `DfMemo`), valid only
-//! for the FTS5 state they were counted in. Real CLI processes on a real data root.
+//! for the FTS5 state they were counted in; a statement is compiled once. Real CLI processes
+//! on a real data root.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -83,4 +85,20 @@ fn a_query_does_not_wait_for_another_writer_to_share_its_counts() {
     // no document frequency was needed).
     ml(root, &["recall", "博物 考古"]);
     assert_eq!(rows(root), own(&[(r#"("博物") AND ("考古")"#, 0)]));
+}
+
+#[test]
+fn a_statement_is_compiled_once_whatever_values_it_is_bound_to() {
+    let dir = tempfile::tempdir().unwrap();
+    ml(dir.path(), &["write", "博物馆周末开门"]);
+    let m = memlayers::Memory::open(dir.path(), memlayers::Config::default()).unwrap();
+    let c = m.conn().unwrap();
+    // The ranked candidates' statement: its `LIMIT ?2` is a value SQLite's planner would read,
+    // and then compile the statement again after every bind (issue 15: once per query).
+    let mut st = c.prepare(&memlayers::query::search::ranked_sql(true, false)).unwrap();
+    for (fts, cap) in [(r#""博物""#, 500i64), (r#""物馆""#, 10)] {
+        let n = st.query_map(rusqlite::params![fts, cap, 0i64, i64::MAX], |_| Ok(())).unwrap().count();
+        assert_eq!(n, 1);
+    }
+    assert_eq!(st.get_status(rusqlite::StatementStatus::RePrepare), 0);
 }
