@@ -30,7 +30,7 @@
 //! always wins.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, params};
 use serde::Serialize;
 
 use crate::index::Store;
@@ -246,7 +246,7 @@ pub fn candidates(limit: usize) -> usize {
 const ROW_TS_MS: &str = "(((r.id >> 20) - 719163) * 86400000 + r.ts_off)";
 
 /// The SQL of the candidate rows: the matches, newest first, at most [`MAX_SCORED`], as `id,
-/// tag, content` from `entry_rows` (the `entries` view's dates and file names are computed
+/// tag, content, ts_ms` from `entry_rows` (the `entries` view's dates and file names are computed
 /// only for the hits). The window (if any) is a rowid constraint inside the FTS5 query (FTS5
 /// walks its doclists in rowid order from the window's end and stops at the cap), and an
 /// exact UTC filter (if any, in ms since 1970) applies before the cap. No `bm25()`: memlayers
@@ -256,7 +256,7 @@ pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
     let window = if windowed { " AND f.rowid BETWEEN ?3 AND ?4" } else { "" };
     let ts = if ts_filter { format!(" AND {ROW_TS_MS} >= ?5 AND {ROW_TS_MS} < ?6") } else { String::new() };
     format!(
-        "SELECT r.id, coalesce(r.tag, t.tag), r.content FROM entries_fts f \
+        "SELECT r.id, coalesce(r.tag, t.tag), r.content, {ROW_TS_MS} FROM entries_fts f \
          JOIN entry_rows r ON r.id = f.rowid JOIN tags t ON t.id = r.tag_id \
          WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid DESC LIMIT ?2"
     )
@@ -357,7 +357,9 @@ pub fn score_candidates(
     scored
 }
 
-/// A candidate row: its id and what its BM25 needs ([`bm25::Counter`]).
+/// A candidate row: its id, what its BM25 needs ([`bm25::Counter`]) and what the rest of the
+/// score needs (instant, text), kept from the row the candidate was read from: reading the
+/// top K's rows again cost K more b-tree descents per query (issue 15).
 #[derive(Debug, Clone)]
 pub struct Candidate {
     /// Entry id.
@@ -366,12 +368,16 @@ pub struct Candidate {
     pub f: Box<[f64]>,
     /// Tokens of the entry, both columns.
     pub len: usize,
+    /// The entry's UTC instant, ms since 1970.
+    pub ts_ms: i64,
+    /// The entry's text (without tag and source marker).
+    pub content: String,
 }
 
 impl Candidate {
-    /// The candidate `id` as `counter` last counted it.
-    fn counted(id: i64, counter: &bm25::Counter) -> Candidate {
-        Candidate { id, f: counter.f.clone().into_boxed_slice(), len: counter.len }
+    /// The candidate `id` (instant `ts_ms`, text `content`) as `counter` last counted it.
+    fn counted(id: i64, counter: &bm25::Counter, ts_ms: i64, content: &str) -> Candidate {
+        Candidate { id, f: counter.f.clone().into_boxed_slice(), len: counter.len, ts_ms, content: content.to_string() }
     }
 }
 
@@ -408,23 +414,24 @@ pub fn ranked(
         dfs.iter().map(|&d| bm25::idf(totals.rows, d)).collect()
     };
     let avgdl = totals.avgdl();
-    let mut scored: Vec<(i64, f64)> =
-        rows.iter().map(|r| (r.id, bm25::score_counts(&r.f, r.len, &idf, avgdl))).collect();
+    let mut scored: Vec<(Candidate, f64)> = rows
+        .into_iter()
+        .map(|r| {
+            let b = bm25::score_counts(&r.f, r.len, &idf, avgdl);
+            (r, b)
+        })
+        .collect();
     // Best BM25 first; among equals the newest.
-    scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)));
+    scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.id.cmp(&a.0.id)));
     scored.truncate(candidates(opts.limit));
-    // The instant and text of the top K (what the score needs), from the row itself; the
-    // `entries` view's columns only for the `limit` returned.
-    let mut st = c.prepare_cached(&format!("SELECT {ROW_TS_MS}, r.content FROM entry_rows r WHERE r.id = ?1"))?;
+    // The instant and text of the top K (what the score needs) were kept from their rows; the
+    // `entries` view's columns are read only for the `limit` returned.
     let (mut top, mut bm) = (Vec::with_capacity(scored.len()), Vec::with_capacity(scored.len()));
-    for (id, b) in scored {
-        let row = st.query_row([id], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))).optional()?;
-        if let Some((ms, content)) = row {
-            // Out of chrono's range (never written by memlayers): as old as can be, no bonus.
-            let ts = DateTime::from_timestamp_millis(ms).unwrap_or(DateTime::<Utc>::MIN_UTC);
-            top.push(Scored { id, ts, content });
-            bm.push(b);
-        }
+    for (r, b) in scored {
+        // Out of chrono's range (never written by memlayers): as old as can be, no bonus.
+        let ts = DateTime::from_timestamp_millis(r.ts_ms).unwrap_or(DateTime::<Utc>::MIN_UTC);
+        top.push(Scored { id: r.id, ts, content: r.content });
+        bm.push(b);
     }
     let usage = weights(&top);
     let mut scored = score_candidates(top.into_iter().zip(bm).collect(), &usage, opts.now, opts.tau_days, opts.weights);
@@ -458,8 +465,9 @@ fn fts_candidates(
     let mut rows = st.query(&all[..n])?;
     let mut out = Vec::new();
     while let Some(r) = rows.next()? {
-        counter.count(text(r, 1)?, text(r, 2)?);
-        out.push(Candidate::counted(r.get(0)?, counter));
+        let content = text(r, 2)?;
+        counter.count(text(r, 1)?, content);
+        out.push(Candidate::counted(r.get(0)?, counter, r.get(3)?, content));
     }
     Ok(out)
 }
@@ -483,28 +491,30 @@ fn term_union(
     }
     ids.sort_unstable();
     ids.dedup();
-    let mut row = c.prepare_cached(
-        "SELECT coalesce(r.tag, t.tag), r.content FROM entry_rows r JOIN tags t ON t.id = r.tag_id WHERE r.id = ?1",
-    )?;
+    let mut row = c.prepare_cached(&format!(
+        "SELECT coalesce(r.tag, t.tag), r.content, {ROW_TS_MS} FROM entry_rows r JOIN tags t ON t.id = r.tag_id \
+         WHERE r.id = ?1"
+    ))?;
     let mut out = Vec::with_capacity(ids.len().min(MAX_SCORED));
     for &id in ids.iter().rev().take(MAX_SCORED) {
         let mut rows = row.query([id])?;
         if let Some(r) = rows.next()? {
-            counter.count(text(r, 0)?, text(r, 1)?);
-            out.push(Candidate::counted(id, counter));
+            let content = text(r, 1)?;
+            counter.count(text(r, 0)?, content);
+            out.push(Candidate::counted(id, counter, r.get(2)?, content));
         }
     }
     Ok((out, ids.len() as i64))
 }
 
-/// The SQL of a scan ([`WINDOW_SCAN_ROWS`]): entry rows newest first as `id, tag, content`,
+/// The SQL of a scan ([`WINDOW_SCAN_ROWS`]): entry rows newest first as `id, tag, content, ts_ms`,
 /// each then matched and scored in Rust. Parameters: `?1`/`?2` rowid range, `?3`/`?4` the
 /// UTC filter's bounds (ms since 1970).
 pub fn scan_sql(ts_filter: bool) -> String {
     let ts = if ts_filter { format!(" AND {ROW_TS_MS} >= ?3 AND {ROW_TS_MS} < ?4") } else { String::new() };
     format!(
-        "SELECT r.id, coalesce(r.tag, t.tag), r.content FROM entry_rows r JOIN tags t ON t.id = r.tag_id \
-         WHERE r.id BETWEEN ?1 AND ?2{ts} ORDER BY r.id DESC"
+        "SELECT r.id, coalesce(r.tag, t.tag), r.content, {ROW_TS_MS} FROM entry_rows r \
+         JOIN tags t ON t.id = r.tag_id WHERE r.id BETWEEN ?1 AND ?2{ts} ORDER BY r.id DESC"
     )
 }
 
@@ -541,7 +551,7 @@ fn scan_candidates(
         let (tag, content) = (text(r, 1)?, text(r, 2)?);
         counter.count(tag, content);
         if counter.matches() {
-            out.push(Candidate::counted(r.get(0)?, counter));
+            out.push(Candidate::counted(r.get(0)?, counter, r.get(3)?, content));
         }
     }
     Ok((out, read))

@@ -64,10 +64,12 @@ const DAY_SECS: i64 = 86_400;
 /// The ledger key of an entry: lowercase hex SHA-1 of its content (UTF-8 bytes, without the
 /// source marker). `key("abc")` is `a9993e364706816aba3e25717850c26c9cd0d89d`.
 pub fn key(content: &str) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
     let digest = Sha1::digest(content.as_bytes());
     let mut s = String::with_capacity(40);
     for b in digest.iter() {
-        s.push_str(&format!("{b:02x}"));
+        s.push(HEX[usize::from(b >> 4)] as char);
+        s.push(HEX[usize::from(b & 0xf)] as char);
     }
     s
 }

@@ -600,7 +600,23 @@ impl Store {
         let mut distinct = keys.clone();
         distinct.sort();
         distinct.dedup();
-        let ledger = load(c, &distinct)?;
+        // Only what the decay reads: the weight and its anchor (`Record::weight_at` decays from
+        // the last decay, else the last hit, else the first), one timestamp parsed per row.
+        let json =
+            serde_json::to_string(&distinct).map_err(|e| Error::Json { what: "usage keys".into(), source: e })?;
+        let mut st = c.prepare_cached(
+            "SELECT key, weight, coalesce(last_decay_at, last_hit_at, first_hit_at) FROM usage \
+             WHERE key IN (SELECT value FROM json_each(?1))",
+        )?;
+        let mut ledger = std::collections::HashMap::with_capacity(distinct.len());
+        for row in st.query_map([json], |r| {
+            let (weight, last_decay_at) = (r.get(1)?, parse_ts(r.get(2)?));
+            let rec = Record { hits: 0, first_hit_at: None, last_hit_at: None, weight, last_decay_at };
+            Ok((r.get::<_, String>(0)?, rec))
+        })? {
+            let (k, rec) = row?;
+            ledger.insert(k, rec);
+        }
         let (now, hl) = (self.now(), self.config().half_life_days);
         Ok(keys.iter().map(|k| ledger.get(k).map_or(DEFAULT_WEIGHT, |r| r.weight_at(now, hl))).collect())
     }
