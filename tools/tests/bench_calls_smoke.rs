@@ -16,6 +16,12 @@ fn memlayers_bin() -> PathBuf {
 
 #[test]
 fn smoke_run_writes_a_report_and_a_chart() {
+    // ripgrep is a baseline of the benchmark: without it the report has no rg column to check.
+    let rg = Command::new("rg").arg("--version").output();
+    assert!(
+        rg.is_ok_and(|o| o.status.success()),
+        "ripgrep (`rg`) must be installed for the benchmark's smoke run (apt-get install ripgrep; .ci/run installs it)"
+    );
     let work = tempfile::tempdir().unwrap();
     let root = work.path().join("root");
     let gen_out = Command::new(env!("CARGO_BIN_EXE_gen-archive"))
