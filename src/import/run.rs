@@ -26,12 +26,24 @@ use crate::files::cas::{self, Outcome};
 use crate::files::entry::Entry;
 use crate::files::lock::WriterLock;
 use crate::index::Store;
+use crate::index::store::WrittenFile;
+use crate::index::sync::{Appended, FtsText, sha1_hex};
 use crate::layers::cold::ops::kept_changing;
 use crate::{Error, Result};
 
 /// Days an import writes and mirrors together (files written side by side, one index
 /// transaction): the batch size of sync (`BATCH_FILES`).
 pub const IMPORT_BATCH_DAYS: usize = crate::index::sync::BATCH_FILES;
+
+/// Entries that close a batch before [`IMPORT_BATCH_DAYS`] days: a batch in memory holds its
+/// entries twice (as planned and segmented for FTS5), and at most two batches are in memory,
+/// so this bounds the import's memory whatever the days hold (issue 15: peak RSS ≤ 150 MB).
+/// At 1M entries over 10 years (290 a day) a batch is ~110 days.
+pub const IMPORT_BATCH_ENTRIES: usize = 32_768;
+
+/// Days of the first batch: the index stage waits for it, so it is small, and the two stages
+/// overlap sooner.
+pub const IMPORT_FIRST_BATCH_DAYS: usize = 8;
 
 /// What an import did (`memlayers import --json`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -104,11 +116,17 @@ impl Store {
                     // The receiver is gone only when mirroring failed: its error is reported.
                     tx.send(written).map_err(|_| Error::bad("import", "stopped"))
                 };
-                let mut total_days = 0;
+                let (mut total_days, mut entries, mut sent) = (0, 0, false);
                 let report = scan_each(path, format, tz, &mut |day, total| {
                     total_days = total;
+                    entries += day.entries.len();
                     batch.push(day);
-                    if batch.len() == IMPORT_BATCH_DAYS { send(&mut batch, total) } else { Ok(()) }
+                    if batch_full(!sent, batch.len(), entries) {
+                        (entries, sent) = (0, true);
+                        send(&mut batch, total)
+                    } else {
+                        Ok(())
+                    }
                 })?;
                 send(&mut batch, total_days)?;
                 Ok::<_, Error>(report)
@@ -189,6 +207,8 @@ impl Store {
                     let meta = std::fs::metadata(&p.path).map_err(|e| Error::io(&p.path, e))?;
                     // The appended entries are a subsequence of the day's planned entries, in
                     // order: found again by address, kept as indices.
+                    // Their FTS5 columns and the file's hashes are computed here, on the file
+                    // stage's thread, beside the index stage's inserts of the batch before.
                     let all = &days[i].entries;
                     let mut j = 0;
                     let mut added = Vec::with_capacity(p.added.len());
@@ -196,9 +216,10 @@ impl Store {
                         while !std::ptr::eq(&all[j], *e) {
                             j += 1;
                         }
-                        added.push((*line, j));
+                        added.push((*line, j, FtsText::of(e)));
                     }
-                    Written::Done(Box::new(Done { meta, old: p.snap.bytes, count: p.count, added, bytes: p.bytes }))
+                    let (old_hash, hash) = (sha1_hex(&p.snap.bytes), sha1_hex(&p.bytes));
+                    Written::Done(Box::new(Done { meta, old_hash, count: p.count, added, bytes: p.bytes, hash }))
                 }
             };
             states.push((i, state));
@@ -232,10 +253,23 @@ impl Store {
                         raced.push(d.day);
                     }
                     Written::Done(w) => {
-                        added += w.added.len();
+                        let Done { meta, old_hash, count, added: appended, bytes, hash } = *w;
+                        added += appended.len();
                         changed += 1;
-                        let appended: Vec<(i64, &Entry)> = w.added.iter().map(|(l, j)| (*l, &d.entries[*j])).collect();
-                        self.mirror_written_in(&tx, d.day, &w.meta, &w.old, w.count, &w.bytes, &appended)?;
+                        let appended = appended
+                            .into_iter()
+                            .map(|(line, j, fts)| Appended { line, entry: &d.entries[j], fts })
+                            .collect();
+                        let file = WrittenFile {
+                            day: d.day,
+                            meta,
+                            old_hash,
+                            old_entries: count,
+                            bytes: &bytes,
+                            hash,
+                            appended,
+                        };
+                        self.mirror_written_in(&tx, &file)?;
                     }
                 }
             }
@@ -288,6 +322,13 @@ impl Store {
     }
 }
 
+/// True when a batch of `days` days holding `entries` entries is complete: the first batch at
+/// [`IMPORT_FIRST_BATCH_DAYS`] days, later ones at [`IMPORT_BATCH_DAYS`], any batch at
+/// [`IMPORT_BATCH_ENTRIES`] entries.
+fn batch_full(first: bool, days: usize, entries: usize) -> bool {
+    days >= if first { IMPORT_FIRST_BATCH_DAYS } else { IMPORT_BATCH_DAYS } || entries >= IMPORT_BATCH_ENTRIES
+}
+
 /// Days whose file changed between its read and its write, with their planned entries.
 type Redo = Vec<(NaiveDate, Vec<Entry>)>;
 
@@ -317,17 +358,19 @@ enum Written {
     Done(Box<Done>),
 }
 
-/// A day file written as planned ([`Written::Done`]).
+/// A day file written as planned ([`Written::Done`]), with what its mirror needs
+/// ([`WrittenFile`]) computed on the file stage's thread.
 struct Done {
     /// The file's metadata right after the write.
     meta: std::fs::Metadata,
-    /// Its bytes before, holding `count` entries.
-    old: Vec<u8>,
+    /// SHA-1 (hex) of its bytes before, which held `count` entries.
+    old_hash: String,
     count: usize,
-    /// The appended entries: (line number, index into the day's `entries`).
-    added: Vec<(i64, usize)>,
-    /// Its bytes after.
+    /// The appended entries: (line number, index into the day's `entries`, FTS5 columns).
+    added: Vec<(i64, usize, FtsText)>,
+    /// Its bytes after, and their SHA-1 (hex).
     bytes: Vec<u8>,
+    hash: String,
 }
 
 /// The filter of an import (module docs): a planned entry is kept when the day file holds
@@ -347,5 +390,27 @@ fn multiset_keep() -> impl FnMut(&[Entry], &Entry) -> bool {
         let n = planned.entry(key.clone()).or_default();
         *n += 1;
         *n > have.get(&key).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::batch_full;
+
+    #[test]
+    fn batches_close_at_eight_days_first_then_256_days_or_32768_entries() {
+        // The first batch: 8 days (values of the constants, issue 15).
+        assert!(!batch_full(true, 7, 7 * 290));
+        assert!(batch_full(true, 8, 8));
+        // Later batches: 256 days…
+        assert!(!batch_full(false, 8, 8 * 290));
+        assert!(!batch_full(false, 255, 255 * 100));
+        assert!(batch_full(false, 256, 256));
+        // …or 32 768 entries, whichever comes first: 113 days of 290 entries hold 32 770.
+        assert!(!batch_full(false, 112, 112 * 290));
+        assert!(batch_full(false, 113, 113 * 290));
+        // One day of 40 000 entries is a batch on its own, first or not.
+        assert!(batch_full(true, 1, 40_000));
+        assert!(batch_full(false, 1, 40_000));
     }
 }

@@ -340,54 +340,76 @@ impl Store {
         bytes: &[u8],
         appended: &[(i64, &crate::files::entry::Entry)],
     ) -> Result<()> {
+        let path = self.root.join(crate::files::cold_rel(day));
+        let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
+        let appended: Vec<sync::Appended> = appended.iter().map(|(l, e)| sync::Appended::new(*l, e)).collect();
+        let written = WrittenFile::new(day, meta, old_bytes, old_entries, bytes, appended);
         let mut c = self.conn()?;
         let tx = c.transaction()?;
-        self.mirror_appended_in(&tx, day, old_bytes, old_entries, bytes, appended)?;
+        self.mirror_written_in(&tx, &written)?;
         tx.commit()?;
         Ok(())
     }
 
-    /// [`Store::mirror_appended`] inside the caller's transaction (an import mirrors a batch
-    /// of days in one), under the writer lock the caller holds.
-    pub(crate) fn mirror_appended_in(
-        &self,
-        tx: &rusqlite::Transaction,
-        day: NaiveDate,
-        old_bytes: &[u8],
-        old_entries: usize,
-        bytes: &[u8],
-        appended: &[(i64, &crate::files::entry::Entry)],
-    ) -> Result<()> {
-        let path = self.root.join(crate::files::cold_rel(day));
-        let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
-        self.mirror_written_in(tx, day, &meta, old_bytes, old_entries, bytes, appended)
-    }
-
-    /// [`Store::mirror_appended_in`] with the file's metadata taken by the caller right after
-    /// its write (an import mirrors a batch while it writes the next): the index records that
-    /// identity, so an edit made after it is seen by the next sync.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn mirror_written_in(
-        &self,
-        tx: &rusqlite::Transaction,
-        day: NaiveDate,
-        meta: &std::fs::Metadata,
-        old_bytes: &[u8],
-        old_entries: usize,
-        bytes: &[u8],
-        appended: &[(i64, &crate::files::entry::Entry)],
-    ) -> Result<()> {
-        let rel = crate::files::cold_rel(day);
-        let (_, mtime_ns, inode) = crate::files::identity::identity(meta);
-        let ctime_ns = crate::files::identity::ctime_ns(meta);
-        let stat = sync::FileStat { rel, day, size: bytes.len() as i64, mtime_ns, inode, ctime_ns };
-        let hash = sync::sha1_hex(bytes);
-        let done = !appended.is_empty()
-            && sync::append_indexed(tx, &stat, &sync::sha1_hex(old_bytes), &hash, old_entries, appended)?;
+    /// Mirrors a day file this process wrote ([`WrittenFile`]) inside the caller's transaction
+    /// (an import mirrors a batch of days in one), under the writer lock the caller holds: the
+    /// appended entries alone when the index mirrors the bytes before them, else the whole day
+    /// from `bytes`. The index records the identity in `meta`, taken right after the write, so
+    /// an edit made after it is seen by the next sync.
+    pub(crate) fn mirror_written_in(&self, tx: &rusqlite::Transaction, w: &WrittenFile<'_>) -> Result<()> {
+        let rel = crate::files::cold_rel(w.day);
+        let (_, mtime_ns, inode) = crate::files::identity::identity(&w.meta);
+        let ctime_ns = crate::files::identity::ctime_ns(&w.meta);
+        let stat = sync::FileStat { rel, day: w.day, size: w.bytes.len() as i64, mtime_ns, inode, ctime_ns };
+        let done = !w.appended.is_empty()
+            && sync::append_indexed(tx, &stat, &w.old_hash, &w.hash, w.old_entries, &w.appended)?;
         if !done {
-            sync::mirror_file(tx, &stat, bytes, &hash, Some(self.tz()))?;
+            sync::mirror_file(tx, &stat, w.bytes, &w.hash, Some(self.tz()))?;
         }
         Ok(())
+    }
+}
+
+/// A day file this process just wrote, with everything its mirror needs
+/// ([`Store::mirror_written_in`]): hashes and segmented entries are computed where the file was
+/// written, so an import does that work on its file thread, beside the index inserts of the
+/// batch before (issue 15: the index thread set the import's pace).
+#[derive(Debug)]
+pub(crate) struct WrittenFile<'a> {
+    /// The file's local date.
+    pub day: NaiveDate,
+    /// Its metadata right after the write.
+    pub meta: std::fs::Metadata,
+    /// SHA-1 (hex) of its bytes before the write, and the entries those held.
+    pub old_hash: String,
+    pub old_entries: usize,
+    /// Its bytes after the write, and their SHA-1 (hex).
+    pub bytes: &'a [u8],
+    pub hash: String,
+    /// The entries appended after the old bytes, in file order.
+    pub appended: Vec<sync::Appended<'a>>,
+}
+
+impl<'a> WrittenFile<'a> {
+    /// The written file `day` (`meta` read right after the write) that held `old_bytes`
+    /// (`old_entries` entries) and now holds `bytes`, `appended` added after the old bytes.
+    pub(crate) fn new(
+        day: NaiveDate,
+        meta: std::fs::Metadata,
+        old_bytes: &[u8],
+        old_entries: usize,
+        bytes: &'a [u8],
+        appended: Vec<sync::Appended<'a>>,
+    ) -> Self {
+        WrittenFile {
+            day,
+            meta,
+            old_hash: sync::sha1_hex(old_bytes),
+            old_entries,
+            bytes,
+            hash: sync::sha1_hex(bytes),
+            appended,
+        }
     }
 }
 

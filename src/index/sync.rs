@@ -374,18 +374,55 @@ pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
     Ok(())
 }
 
+/// The FTS5 columns of one entry: its tag and its content, segmented ([`segment`]), as
+/// `entries_fts` stores them. Computed apart from the insert so that a caller with a second
+/// thread (an import's file stage) can segment there, beside the index inserts (issue 15).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FtsText {
+    /// `segment(tag)`.
+    pub tag: String,
+    /// `segment(content)`.
+    pub body: String,
+}
+
+impl FtsText {
+    /// The FTS5 columns of `e`.
+    pub fn of(e: &crate::files::entry::Entry) -> Self {
+        FtsText { tag: segment(&e.tag), body: segment(&e.content) }
+    }
+}
+
+/// One entry appended to a day file, ready to index: its 1-based line number in the file, the
+/// entry, and its FTS5 columns.
+#[derive(Debug)]
+pub struct Appended<'a> {
+    /// 1-based line number in the day file.
+    pub line: i64,
+    /// The entry as written.
+    pub entry: &'a crate::files::entry::Entry,
+    /// [`FtsText::of`] the entry.
+    pub fts: FtsText,
+}
+
+impl<'a> Appended<'a> {
+    /// `entry` at `line`, with its FTS5 columns computed now.
+    pub fn new(line: i64, entry: &'a crate::files::entry::Entry) -> Self {
+        Appended { line, entry, fts: FtsText::of(entry) }
+    }
+}
+
 /// Indexes entries appended to a file whose previous bytes (hash `old_hash`) the index already
 /// mirrors, without touching the existing rows. `first_ordinal` is the number of entries the
-/// file held before; `lines` are the new entries with their 1-based line numbers. Returns false
-/// (doing nothing) when the index does not hold `old_hash` for the file, so the caller falls
-/// back to [`mirror_file`].
+/// file held before; `lines` are the new entries with their 1-based line numbers and FTS5
+/// columns. Returns false (doing nothing) when the index does not hold `old_hash` for the
+/// file, so the caller falls back to [`mirror_file`].
 pub fn append_indexed(
     tx: &Transaction,
     f: &FileStat,
     old_hash: &str,
     new_hash: &str,
     first_ordinal: usize,
-    lines: &[(i64, &crate::files::entry::Entry)],
+    lines: &[Appended<'_>],
 ) -> Result<bool> {
     // Cached statements: an import runs these once per day file.
     let known: Option<(String, i64)> = tx
@@ -402,8 +439,8 @@ pub fn append_indexed(
     }
     let day_s = f.day.format("%Y-%m-%d").to_string();
     let base = day_number(f.day) << ORDINAL_BITS;
-    for (k, (lineno, e)) in lines.iter().enumerate() {
-        insert_entry(tx, base | (first_ordinal + k) as i64, *lineno, e)?;
+    for (k, a) in lines.iter().enumerate() {
+        insert_entry(tx, base | (first_ordinal + k) as i64, a.line, a.entry, &a.fts)?;
     }
     tx.prepare_cached(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -470,12 +507,12 @@ pub fn insert_row(
     Ok(())
 }
 
-/// Inserts one entry into `entry_rows` and the FTS5 table.
-fn insert_entry(tx: &Transaction, id: i64, lineno: i64, e: &crate::files::entry::Entry) -> Result<()> {
+/// Inserts one entry into `entry_rows` and, with its FTS5 columns `fts`, the FTS5 table.
+fn insert_entry(tx: &Transaction, id: i64, lineno: i64, e: &crate::files::entry::Entry, fts: &FtsText) -> Result<()> {
     let source = e.source.as_ref().map(|s| s.marker_body());
     insert_row(tx, id, e.ts, &e.tag, &e.content, source.as_deref(), lineno)?;
-    let mut fts = tx.prepare_cached("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
-    fts.execute(params![id, segment(&e.tag), segment(&e.content)])?;
+    let mut ins = tx.prepare_cached("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
+    ins.execute(params![id, fts.tag, fts.body])?;
     Ok(())
 }
 
@@ -533,7 +570,7 @@ pub fn mirror_file(
                         });
                     }
                 }
-                insert_entry(tx, base | n as i64, lineno, &e)?;
+                insert_entry(tx, base | n as i64, lineno, &e, &FtsText::of(&e))?;
                 n += 1;
             }
         }

@@ -126,3 +126,81 @@ fn importing_into_itself_is_refused_for_daily_notes() {
     let err = m.import(root.path(), Some(Format::DailyNotes), &mut |_, _| {}).unwrap_err();
     assert!(matches!(err, memlayers::Error::BadInput { ref field, .. } if field == "path"), "{err}");
 }
+
+/// The rows of `entries` (every column) and, for some words, the FTS5 matches with their BM25
+/// scores: what a query can see of an index.
+fn index_snapshot(root: &Path) -> (Vec<String>, Vec<(i64, String)>) {
+    let c = rusqlite::Connection::open(root.join("index.sqlite3")).unwrap();
+    let rows = c
+        .prepare("SELECT id, day, ts, tag, content, coalesce(source, ''), file, line FROM entries ORDER BY id")
+        .unwrap()
+        .query_map([], |r| {
+            Ok(format!(
+                "{}|{}|{}|{}|{}|{}|{}|{}",
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?,
+                r.get::<_, String>(6)?,
+                r.get::<_, i64>(7)?
+            ))
+        })
+        .unwrap()
+        .collect::<Result<Vec<_>, _>>()
+        .unwrap();
+    let mut fts = Vec::new();
+    for q in ["\"会议\"", "\"meet\"", "\"天气\"", "\"notes\"", "\"工作\""] {
+        let mut st = c
+            .prepare("SELECT rowid, printf('%.9f', bm25(entries_fts, 1.0, 2.0)) FROM entries_fts WHERE entries_fts MATCH ?1 ORDER BY rowid")
+            .unwrap();
+        let hits = st.query_map([q], |r| Ok((r.get::<_, i64>(0)?, format!("{q} {}", r.get::<_, String>(1)?)))).unwrap();
+        fts.extend(hits.map(|h| h.unwrap()));
+    }
+    (rows, fts)
+}
+
+/// Issue 15: an import writes and mirrors in batches (the first of 8 days, then up to 256 days
+/// or 32 768 entries), its entries segmented on the file thread. Whatever the batching, the
+/// index must hold exactly what a rebuild from the written files holds.
+#[test]
+fn an_import_in_many_batches_indexes_what_a_rebuild_from_its_files_indexes() {
+    let src = tempfile::tempdir().unwrap();
+    // 40 days from 2026-03-01 (Asia/Shanghai), day k holding k + 1 entries: 820 in all.
+    let start = chrono::NaiveDate::from_ymd_opt(2026, 3, 1).unwrap();
+    for k in 0..40u32 {
+        let day = start + chrono::Days::new(u64::from(k));
+        let mut text = format!("# {day}\n");
+        for i in 0..=k {
+            // 09:00 local = 01:00 UTC, one minute apart.
+            let (tag, body) = match i % 4 {
+                0 => ("工作", format!("第{k}天的会议记录 {i}：讨论天气与排期")),
+                1 => ("-", format!("meeting notes {k}/{i} about the release")),
+                2 => ("Work", format!("天气很好，去公园散步 {i}")),
+                _ => ("家庭", format!("和家人视频 {k} 〔src:conv-{k}#{i}〕")),
+            };
+            text.push_str(&format!("- [{day}T01:{:02}:00.000Z] [{tag}] {body}\n", i % 60));
+        }
+        common::put(src.path(), &format!("cold/{}/{day}.md", day.format("%Y-%m")), &text);
+    }
+    let root = tempfile::tempdir().unwrap();
+    let m = open(root.path(), chrono_tz::Asia::Shanghai, "2026-04-15T12:00:00Z");
+    let rep = m.import(src.path(), Some(Format::Dsh), &mut |_, _| {}).unwrap();
+    assert_eq!((rep.entries_found, rep.entries_added, rep.days_changed), (820, 820, 40));
+    drop(m);
+    let imported = index_snapshot(root.path());
+    assert_eq!(imported.0.len(), 820);
+    // Every fourth entry of a day is a 会议 entry: days k hold ⌊k/4⌋ + 1 of them, 220 in all
+    // (10 days each of 1, 2, …, 10: 4 × (1 + … + 10)).
+    assert_eq!(imported.1.iter().filter(|(_, q)| q.starts_with("\"会议\"")).count(), 220);
+    for f in ["index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm"] {
+        let _ = std::fs::remove_file(root.path().join(f));
+    }
+    let m = open(root.path(), chrono_tz::Asia::Shanghai, "2026-04-15T12:00:00Z");
+    assert_eq!(m.open_report().entries_indexed, 820);
+    drop(m);
+    let rebuilt = index_snapshot(root.path());
+    assert_eq!(imported.0, rebuilt.0);
+    assert_eq!(imported.1, rebuilt.1);
+}
