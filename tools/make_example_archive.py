@@ -10,6 +10,7 @@ being Sunday 2026-11-29.
 Layout written:
 
     <out>/hot.md                         body (~400 code points) + candidates (2) + topics (4)
+    <out>/memlayers.json                 the zone the day files are dated in (Asia/Shanghai)
     <out>/cold/YYYY-MM/YYYY-MM-DD.md     one file per LOCAL date in Asia/Shanghai
 
 A day file is a heading line `# YYYY-MM-DD` followed by one entry line per entry, oldest first,
@@ -930,6 +931,9 @@ def write_archive(out: Path, entries: list[Entry]) -> None:
         hot.append(f"- [{e.line()[3:27]}] [{e.tag}] {e.text}")
     hot += ["<!-- candidates:end -->", "", "<!-- topics:start -->", *HOT_TOPICS, "<!-- topics:end -->", ""]
     (out / "hot.md").write_bytes("\n".join(hot).encode("utf-8"))
+    # The zone the day files are dated in, as memlayers records it at a root's first open:
+    # a copy opened without --tz on a machine in another zone keeps Shanghai's local dates.
+    (out / "memlayers.json").write_bytes(b'{"timezone":"Asia/Shanghai"}\n')
     usage = out / "usage.json"
     if usage.exists():
         usage.unlink()

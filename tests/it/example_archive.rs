@@ -83,3 +83,20 @@ fn archive_parses_and_matches_the_readme() {
     assert_eq!(side.len(), 11);
     assert_eq!(side.iter().filter(|e| e.content.is_ascii()).count(), 9);
 }
+
+/// The example root records its zone (`memlayers.json`), so a copy opened in another zone
+/// (here UTC, as on a server) keeps Shanghai's local dates: the 7 entries whose UTC date
+/// differs from their file's (examples/README.md, "Time-zone edges") are not reported as
+/// misfiled, and the mismatch is named once.
+#[test]
+fn a_copy_opened_in_another_zone_keeps_the_recorded_zone() {
+    let copy = tempfile::tempdir().unwrap();
+    crate::common::copy_tree(&root(), copy.path());
+    let cfg = memlayers::Config { timezone: chrono_tz::UTC, ..memlayers::Config::default() };
+    let m = memlayers::Memory::open(copy.path(), cfg).unwrap();
+    assert_eq!(m.tz(), chrono_tz::Asia::Shanghai);
+    assert_eq!(m.open_report().entries_indexed, 457);
+    assert!(m.open_report().malformed.is_empty(), "{:?}", m.open_report().malformed);
+    assert_eq!(m.warnings().len(), 1, "{:?}", m.warnings());
+    assert!(m.warnings()[0].contains("dated in Asia/Shanghai"), "{:?}", m.warnings());
+}
