@@ -103,8 +103,9 @@ impl Store {
         // batch written and fsynced side by side and mirrored in one index
         // transaction (one FTS5 flush instead of one per day: a per-day commit made the import
         // 6x slower than sync, issue 15). Two stages overlap: a second thread scans the
-        // archive and writes each batch's day files; this thread mirrors the written batches
-        // into the index, handed over one at a time. A file is on disk before the index learns
+        // archive, writes each batch's day files, hashes them and segments their new entries
+        // for FTS5; this thread only inserts the written batches into the index, handed over
+        // one at a time (batch_full: the first small, so the stages overlap soon). A file is on disk before the index learns
         // of it; at most two batches of days are in memory (one being written, one mirrored).
         let tz = self.tz();
         let (tx, rx) = std::sync::mpsc::sync_channel::<WrittenBatch>(0);
