@@ -362,7 +362,7 @@ impl Store {
         let ctime_ns = crate::files::identity::ctime_ns(&w.meta);
         let stat = sync::FileStat { rel, day: w.day, size: w.bytes.len() as i64, mtime_ns, inode, ctime_ns };
         let done = !w.appended.is_empty()
-            && sync::append_indexed(tx, &stat, &w.old_hash, &w.hash, w.old_entries, &w.appended)?;
+            && sync::append_indexed(tx, &stat, &w.old_hash, &w.hash, w.old_entries, &w.appended, Some(self.tz()))?;
         if !done {
             sync::mirror_file(tx, &stat, w.bytes, &w.hash, Some(self.tz()))?;
         }

@@ -411,11 +411,33 @@ impl<'a> Appended<'a> {
     }
 }
 
+/// The malformed-line report of an entry at `line` of the day file `f` whose timestamp falls
+/// on another local date in `tz` than the file's (it is indexed all the same, under the file's
+/// date); None when it does not, or when no zone is given.
+fn misdated(f: &FileStat, line: i64, e: &crate::files::entry::Entry, tz: Option<chrono_tz::Tz>) -> Option<Malformed> {
+    let tz = tz?;
+    let local = crate::files::local_date(e.ts, tz);
+    (local != f.day).then(|| {
+        let day = f.day.format("%Y-%m-%d");
+        Malformed {
+            file: f.rel.clone(),
+            line,
+            reason: format!(
+                "timestamp {} is local date {local} in {tz}, not this file's date {day}; indexed under {day}",
+                crate::files::entry::format_ts(e.ts)
+            ),
+        }
+    })
+}
+
 /// Indexes entries appended to a file whose previous bytes (hash `old_hash`) the index already
 /// mirrors, without touching the existing rows. `first_ordinal` is the number of entries the
 /// file held before; `lines` are the new entries with their 1-based line numbers and FTS5
-/// columns. Returns false (doing nothing) when the index does not hold `old_hash` for the
-/// file, so the caller falls back to [`mirror_file`].
+/// columns. With `tz`, an appended entry dated another local day than the file is recorded in
+/// `malformed` as [`mirror_file`] records it (an import of an archive dated in another zone),
+/// so the index reports what a rebuild from the file would. Returns false (doing nothing) when
+/// the index does not hold `old_hash` for the file, so the caller falls back to
+/// [`mirror_file`].
 pub fn append_indexed(
     tx: &Transaction,
     f: &FileStat,
@@ -423,6 +445,7 @@ pub fn append_indexed(
     new_hash: &str,
     first_ordinal: usize,
     lines: &[Appended<'_>],
+    tz: Option<chrono_tz::Tz>,
 ) -> Result<bool> {
     // Cached statements: an import runs these once per day file.
     let known: Option<(String, i64)> = tx
@@ -441,6 +464,10 @@ pub fn append_indexed(
     let base = day_number(f.day) << ORDINAL_BITS;
     for (k, a) in lines.iter().enumerate() {
         insert_entry(tx, base | (first_ordinal + k) as i64, a.line, a.entry, &a.fts)?;
+        if let Some(m) = misdated(f, a.line, a.entry, tz) {
+            tx.prepare_cached("INSERT OR REPLACE INTO malformed(file, line, reason) VALUES(?1, ?2, ?3)")?
+                .execute(params![m.file, m.line, m.reason])?;
+        }
     }
     tx.prepare_cached(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
@@ -557,19 +584,7 @@ pub fn mirror_file(
                 });
             }
             LineKind::Entry(e) => {
-                if let Some(tz) = tz {
-                    let local = crate::files::local_date(e.ts, tz);
-                    if local != f.day {
-                        bad.push(Malformed {
-                            file: f.rel.clone(),
-                            line: lineno,
-                            reason: format!(
-                                "timestamp {} is local date {local} in {tz}, not this file's date {day_s}; indexed under {day_s}",
-                                crate::files::entry::format_ts(e.ts)
-                            ),
-                        });
-                    }
-                }
+                bad.extend(misdated(f, lineno, &e, tz));
                 insert_entry(tx, base | n as i64, lineno, &e, &FtsText::of(&e))?;
                 n += 1;
             }

@@ -204,3 +204,43 @@ fn an_import_in_many_batches_indexes_what_a_rebuild_from_its_files_indexes() {
     assert_eq!(imported.0, rebuilt.0);
     assert_eq!(imported.1, rebuilt.1);
 }
+
+/// An archive dated in another zone: entries whose instant falls on another local day in the
+/// root's zone than their source day file keep that file's day and are reported as misdated,
+/// the same after the import as after a rebuild from the written files (newcomer test: `check`
+/// said `allRead: true` after the import, `false` with 7 lines after a rebuild).
+#[test]
+fn an_import_reports_misdated_entries_as_a_rebuild_does() {
+    let src = tempfile::tempdir().unwrap();
+    // 15:00Z on 03-01 is 23:00 on 03-01 in Shanghai, filed under 03-02 by the source (written
+    // in UTC+1, say); 16:30Z is 00:30 on 03-02 in Shanghai: in place.
+    common::put(
+        src.path(),
+        "cold/2026-03/2026-03-02.md",
+        "# 2026-03-02\n- [2026-03-01T15:00:00.000Z] [工作] 深夜的会议纪要\n- [2026-03-01T16:30:00.000Z] [-] 凌晨的想法\n",
+    );
+    let root = tempfile::tempdir().unwrap();
+    let m = open(root.path(), chrono_tz::Asia::Shanghai, "2026-03-05T12:00:00Z");
+    let rep = m.import(src.path(), Some(Format::Dsh), &mut |_, _| {}).unwrap();
+    assert_eq!(rep.entries_added, 2);
+    let expected = "timestamp 2026-03-01T15:00:00.000Z is local date 2026-03-01 in Asia/Shanghai, not this file's \
+                    date 2026-03-02; indexed under 2026-03-02";
+    let reported = |m: &Memory| {
+        let c = m.check().unwrap();
+        let mal: Vec<(String, i64, String)> =
+            c.malformed.iter().map(|x| (x.file.clone(), x.line, x.reason.clone())).collect();
+        (c.all_read, mal)
+    };
+    // The written day file holds the entry lines only (the plugin's layout: no heading), so
+    // the misdated entry is its line 1.
+    let day = std::fs::read_to_string(root.path().join("cold/2026-03/2026-03-02.md")).unwrap();
+    assert!(day.starts_with("- [2026-03-01T15:00:00.000Z] [工作] 深夜的会议纪要"), "{day}");
+    let after_import = reported(&m);
+    assert_eq!(after_import, (false, vec![("cold/2026-03/2026-03-02.md".to_string(), 1, expected.to_string())]));
+    drop(m);
+    for f in ["index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm"] {
+        let _ = std::fs::remove_file(root.path().join(f));
+    }
+    let m = open(root.path(), chrono_tz::Asia::Shanghai, "2026-03-05T12:00:00Z");
+    assert_eq!(reported(&m), after_import);
+}
