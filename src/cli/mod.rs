@@ -385,6 +385,22 @@ fn open(cli: &Cli) -> Result<Memory> {
     {
         config.timezone = zone;
     }
+    // An import into a data root that records no zone yet (a new one), no zone asked for: a
+    // dsh source that records the zone its files are dated in gives the new root that zone,
+    // not this machine's (newcomer test: examples/archive imported on a UTC machine made a UTC
+    // root with 7 misdated entries).
+    if cli.tz.is_none()
+        && !config_names_zone(cli)
+        && recorded_zone(&root).is_none()
+        && let Cmd::Import { path, format } = &cli.cmd
+        && match format.as_deref() {
+            Some(f) => f.parse::<crate::import::Format>().ok() == Some(crate::import::Format::Dsh),
+            None => crate::import::Format::detect(path) == crate::import::Format::Dsh,
+        }
+        && let Some(zone) = recorded_zone(path)
+    {
+        config.timezone = zone;
+    }
     // One process per call: `sync` and `import` mirror everything up front, the long-lived
     // MCP server keeps an inotify watch (Memory::open); every other command checks just the
     // day files it reads (Memory::open_per_call), without a watch that this process would
@@ -552,7 +568,11 @@ pub(crate) fn run_cmd(cli: &Cli, mem: &Memory) -> Result<String> {
                 bar.set_position(done as u64);
             });
             bar.finish_and_clear();
-            render(&rep?, compact)
+            let rep = rep?;
+            for w in &rep.warnings {
+                eprintln!("warning: {w}");
+            }
+            render(&rep, compact)
         }
         Cmd::Layer(c) => crate::cli::layers::run(mem, c, compact),
         #[cfg(feature = "mcp")]

@@ -36,9 +36,13 @@ use crate::{Error, Result};
 pub const IMPORT_BATCH_DAYS: usize = crate::index::sync::BATCH_FILES;
 
 /// Entries that close a batch before [`IMPORT_BATCH_DAYS`] days: a batch in memory holds its
-/// entries twice (as planned and segmented for FTS5), and at most two batches are in memory,
-/// so this bounds the import's memory whatever the days hold (issue 15: peak RSS ≤ 150 MB).
-/// At 1M entries over 10 years (290 a day) a batch is ~110 days.
+/// entries twice (as planned and segmented for FTS5) and its files' bytes, and at most two
+/// batches are in memory, so this bounds the import's memory for days of up to that many
+/// entries (issue 15: peak RSS ≤ 150 MB; 93 MB for 1M entries over 10 years, 290 a day, ~113
+/// days a batch). A day is never split (its file is written whole), so a larger day is a batch
+/// of its own and the peak grows with the two largest days: two days of 200 000 entries each
+/// (23 MB of text apiece) peaked at 341 MB, where sync, which reads one file at a time, peaked
+/// at 60 MB.
 pub const IMPORT_BATCH_ENTRIES: usize = 32_768;
 
 /// Days of the first batch: the index stage waits for it, so it is small, and the two stages
@@ -66,6 +70,11 @@ pub struct ImportReport {
     /// dsh format only: what was merged from the source's hot.md, summaries/ and usage.json.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layers: Option<super::LayersImported>,
+    /// What the caller should know about the import as a whole (the CLI prints each on
+    /// stderr): a dsh source that records another zone than this data root's. Omitted when
+    /// empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 impl Store {
@@ -88,6 +97,7 @@ impl Store {
         if format != Format::Dsh && (canon.starts_with(&root) || root.starts_with(&canon)) {
             return Err(Error::bad("path", "a daily-notes archive must not contain or be inside the data root"));
         }
+        let warnings = self.source_zone_warning(path, format).into_iter().collect();
         // One writer lock for the whole import (held until the end of this function).
         let lock = self.lock()?;
         // An append of `write` torn by a crash is cut off before anything is added after it
@@ -170,6 +180,29 @@ impl Store {
             days_changed: changed,
             scan: summary,
             layers,
+            warnings,
+        })
+    }
+
+    /// The warning for a dsh source whose `memlayers.json` records another zone than this
+    /// data root's: its entries keep their source day files, so those whose instant falls on
+    /// another local day in this root's zone are reported as misdated. None otherwise (no
+    /// record, an unreadable one, another format, the same zone).
+    fn source_zone_warning(&self, path: &Path, format: Format) -> Option<String> {
+        use crate::files::zone::{ZONE_FILE, parse};
+        if format != Format::Dsh {
+            return None;
+        }
+        let zone = parse(&std::fs::read_to_string(path.join(ZONE_FILE)).ok()?).ok()?;
+        (zone != self.tz()).then(|| {
+            format!(
+                "the source {} dates its files in {zone} ({ZONE_FILE}), this data root in {}: entries keep their \
+                 source day files, and those whose instant is on another local day in {} are reported as \
+                 misdated (check); to keep {zone}, import into a new data root with --tz {zone}",
+                path.display(),
+                self.tz(),
+                self.tz()
+            )
         })
     }
 

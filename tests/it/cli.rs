@@ -251,3 +251,42 @@ fn sync_waits_for_another_writer_instead_of_answering_stale() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["matched"], 2);
 }
+
+/// The bundled example root (it records Asia/Shanghai in memlayers.json).
+fn example_archive() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive")
+}
+
+/// A new data root imported from a dsh root that records its zone takes that zone when no zone
+/// is asked for; a root that already records another zone keeps it, and the import says so on
+/// stderr. examples/README.md: 7 entries of the example root have a UTC date other than their
+/// Shanghai file's, so in a UTC root they are the 7 misdated lines.
+#[test]
+fn an_import_into_a_new_root_takes_the_zone_the_source_records() {
+    let src = example_archive();
+    let dir = tempfile::tempdir().unwrap();
+    let fresh = dir.path().join("fresh");
+    let out =
+        ml(&["--data-root", fresh.to_str().unwrap(), "--json", "import", src.to_str().unwrap(), "--format", "dsh"]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let zone = std::fs::read_to_string(fresh.join("memlayers.json")).unwrap();
+    assert_eq!(zone.trim(), r#"{"timezone":"Asia/Shanghai"}"#);
+    assert!(!text(&out.stderr).contains("warning"), "{}", text(&out.stderr));
+    let check = ml(&["--data-root", fresh.to_str().unwrap(), "--json", "check"]);
+    let v: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!((v["entries"].as_i64(), v["allRead"].as_bool()), (Some(457), Some(true)), "{v}");
+
+    // A root made in UTC first: it keeps UTC, the import warns, and check lists the 7 lines.
+    let utc = dir.path().join("utc");
+    assert!(ml(&["--data-root", utc.to_str().unwrap(), "--tz", "UTC", "stats"]).status.success());
+    let out = ml(&["--data-root", utc.to_str().unwrap(), "--json", "import", src.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(err.contains("dates its files in Asia/Shanghai") && err.contains("this data root in UTC"), "{err}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["warnings"].as_array().map(Vec::len), Some(1), "{v}");
+    let check = ml(&["--data-root", utc.to_str().unwrap(), "--json", "check"]);
+    let v: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(v["allRead"].as_bool(), Some(false), "{v}");
+    assert_eq!(v["malformed"].as_array().map(Vec::len), Some(7), "{v}");
+}
