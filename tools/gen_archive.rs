@@ -10,7 +10,10 @@
 //! `# YYYY-MM-DD` followed by the day's entry lines in time order, written with
 //! `memlayers::files::entry::format_line` at `memlayers::files::cold_rel`; days without entries get no
 //! file. Timestamps are UTC with milliseconds; the local date of every entry in `--tz` equals its
-//! file's date. Nothing else is written (no hot.md, no usage.json, no index).
+//! file's date. Besides the day files only `DIR/memlayers.json` is written, the zone the files
+//! are dated in as memlayers records a data root's (`{"timezone":"Asia/Shanghai"}`), so the
+//! archive opened or imported without `--tz` keeps its local dates; a `DIR` recording another
+//! zone is refused. No hot.md, no usage.json, no index.
 //!
 //! Same arguments and same build → same bytes. The randomness comes from `Xoshiro256PlusPlus`
 //! (rand's portable generator with a value-stability guarantee) in a fixed consumption order;
@@ -144,7 +147,19 @@ pub fn generate(spec: &Spec) -> Result<Summary> {
     {
         return Err(Error::bad("out", format!("{} already holds files; use an empty directory", cold.display())));
     }
+    // The zone the day files are dated in, recorded as memlayers records a root's
+    // (`memlayers.json`), so the archive opened or imported without --tz keeps its dates. A
+    // root that already records another zone is refused: its files would be dated in two.
+    let zone_file = spec.out.join(memlayers::files::zone::ZONE_FILE);
+    let recorded = fs::read_to_string(&zone_file).ok().and_then(|t| memlayers::files::zone::parse(&t).ok());
+    if let Some(z) = recorded.filter(|z| *z != spec.tz) {
+        return Err(Error::bad(
+            "tz",
+            format!("{} records {z}; this archive would be dated in {}", zone_file.display(), spec.tz),
+        ));
+    }
     fs::create_dir_all(&spec.out).map_err(|e| Error::io(&spec.out, e))?;
+    write_file(&zone_file, format!("{}\n", serde_json::json!({ "timezone": spec.tz.name() })).as_bytes())?;
 
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(spec.seed);
     let counts = shape::day_counts(spec.start, spec.days, spec.entries, &mut rng);

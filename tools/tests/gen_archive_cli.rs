@@ -48,9 +48,11 @@ fn two_runs_write_the_same_bytes() {
         assert!(stdout.contains("2500 entries in "), "{stdout}");
         assert!(stdout.contains("2025-01-01 … 2025-12-31, Asia/Shanghai"), "{stdout}");
     }
-    let (sa, sb) = (snapshot(a.path()), snapshot(b.path()));
+    let (mut sa, sb) = (snapshot(a.path()), snapshot(b.path()));
     assert_eq!(sa, sb);
-    // Only day files under cold/YYYY-MM/, each starting with its heading.
+    // The zone record (last in path order: "cold/…" < "memlayers.json"), and otherwise only day
+    // files under cold/YYYY-MM/, each starting with its heading.
+    assert_eq!(sa.pop(), Some(("memlayers.json".to_string(), b"{\"timezone\":\"Asia/Shanghai\"}\n".to_vec())));
     assert!(!sa.is_empty());
     for (rel, bytes) in &sa {
         let day = &rel[rel.len() - 13..rel.len() - 3];
@@ -77,4 +79,27 @@ fn bad_flags_exit_2_naming_the_flag() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--seed"));
     // Nothing was written by the failed runs.
     assert!(std::fs::read_dir(dir.path()).unwrap().next().is_none());
+}
+
+/// The archive records the zone its files are dated in, as memlayers records a data root's,
+/// and refuses a folder that records another one (newcomer test: a generated archive imported
+/// without --tz on a UTC machine made a UTC root with 12 730 misdated entries).
+#[test]
+fn the_archive_records_its_zone_and_refuses_a_root_of_another() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path().to_str().unwrap();
+    let out = run(&["--out", d, "--entries", "20", "--years", "1", "--seed", "3", "--tz", "Europe/Berlin"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("memlayers.json")).unwrap(),
+        "{\"timezone\":\"Europe/Berlin\"}\n"
+    );
+    let other = tempfile::tempdir().unwrap();
+    std::fs::write(other.path().join("memlayers.json"), "{\"timezone\":\"Asia/Tokyo\"}\n").unwrap();
+    let o = other.path().to_str().unwrap();
+    let out = run(&["--out", o, "--entries", "20", "--years", "1", "--seed", "3", "--tz", "Europe/Berlin"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("tz") && err.contains("Asia/Tokyo"), "{err}");
+    assert!(!other.path().join("cold").exists());
 }
