@@ -150,13 +150,23 @@ pub fn generate(spec: &Spec) -> Result<Summary> {
     // The zone the day files are dated in, recorded as memlayers records a root's
     // (`memlayers.json`), so the archive opened or imported without --tz keeps its dates. A
     // root that already records another zone is refused: its files would be dated in two.
+    // A record that cannot be read is refused too: it may be someone's hand edit.
     let zone_file = spec.out.join(memlayers::files::zone::ZONE_FILE);
-    let recorded = fs::read_to_string(&zone_file).ok().and_then(|t| memlayers::files::zone::parse(&t).ok());
-    if let Some(z) = recorded.filter(|z| *z != spec.tz) {
-        return Err(Error::bad(
-            "tz",
-            format!("{} records {z}; this archive would be dated in {}", zone_file.display(), spec.tz),
-        ));
+    match fs::read_to_string(&zone_file) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(Error::io(&zone_file, e)),
+        Ok(text) => match memlayers::files::zone::parse(&text) {
+            Ok(z) if z == spec.tz => {}
+            Ok(z) => {
+                return Err(Error::bad(
+                    "tz",
+                    format!("{} records {z}; this archive would be dated in {}", zone_file.display(), spec.tz),
+                ));
+            }
+            Err(why) => {
+                return Err(Error::bad("out", format!("{}: {why}; fix or remove it first", zone_file.display())));
+            }
+        },
     }
     fs::create_dir_all(&spec.out).map_err(|e| Error::io(&spec.out, e))?;
     write_file(&zone_file, format!("{}\n", serde_json::json!({ "timezone": spec.tz.name() })).as_bytes())?;
@@ -327,6 +337,11 @@ mod tests {
     fn read_all(root: &Path, tz: Tz) -> Vec<(NaiveDate, Entry)> {
         let mut all = Vec::new();
         for (rel, bytes) in files(root) {
+            if rel == "memlayers.json" {
+                // The zone record, as memlayers writes a root's.
+                assert_eq!(String::from_utf8(bytes).unwrap(), format!("{{\"timezone\":\"{}\"}}\n", tz.name()));
+                continue;
+            }
             let day = day_of_cold_rel(&rel).unwrap_or_else(|| panic!("unexpected file {rel}"));
             let text = String::from_utf8(bytes).unwrap();
             let mut lines = text.lines();
@@ -366,7 +381,8 @@ mod tests {
         assert_eq!(all.len(), 5000);
         assert!(all.iter().all(|(d, _)| *d >= NaiveDate::from_ymd_opt(2022, 1, 1).unwrap()));
         assert!(all.iter().all(|(d, _)| *d <= NaiveDate::from_ymd_opt(2024, 12, 31).unwrap()));
-        assert_eq!(files(dir.path()).len(), s.files);
+        // The day files and the zone record.
+        assert_eq!(files(dir.path()).len(), s.files + 1);
         // Realistic mix: sources on ~20 %, untagged entries, English entries, some long ones.
         let sourced = all.iter().filter(|(_, e)| e.source.is_some()).count();
         assert!((850..1150).contains(&sourced), "{sourced}");

@@ -385,21 +385,24 @@ fn open(cli: &Cli) -> Result<Memory> {
     {
         config.timezone = zone;
     }
-    // An import into a data root that records no zone yet (a new one), no zone asked for: a
-    // dsh source that records the zone its files are dated in gives the new root that zone,
-    // not this machine's (newcomer test: examples/archive imported on a UTC machine made a UTC
-    // root with 7 misdated entries).
-    if cli.tz.is_none()
-        && !config_names_zone(cli)
-        && recorded_zone(&root).is_none()
-        && let Cmd::Import { path, format } = &cli.cmd
-        && match format.as_deref() {
-            Some(f) => f.parse::<crate::import::Format>().ok() == Some(crate::import::Format::Dsh),
-            None => crate::import::Format::detect(path) == crate::import::Format::Dsh,
+    // An import is checked before the data root is opened (which creates it and records its
+    // zone), so a refused one leaves no root behind.
+    if let Cmd::Import { path, format } = &cli.cmd {
+        let format = format.as_deref().map(str::parse::<crate::import::Format>).transpose()?;
+        let format = crate::import::source_format(path, format)?;
+        // Into a new data root (no zone record, no day files), no zone asked for: a dsh source
+        // that records the zone its files are dated in gives the root that zone, not this
+        // machine's (newcomer test: examples/archive imported on a UTC machine made a UTC root
+        // with 7 misdated entries). A root with files or a record keeps its own.
+        if format == crate::import::Format::Dsh
+            && cli.tz.is_none()
+            && !config_names_zone(cli)
+            && !root.join(crate::files::zone::ZONE_FILE).exists()
+            && std::fs::read_dir(root.join("cold")).map_or(true, |mut d| d.next().is_none())
+            && let Some(zone) = recorded_zone(path)
+        {
+            config.timezone = zone;
         }
-        && let Some(zone) = recorded_zone(path)
-    {
-        config.timezone = zone;
     }
     // One process per call: `sync` and `import` mirror everything up front, the long-lived
     // MCP server keeps an inotify watch (Memory::open); every other command checks just the

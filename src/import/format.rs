@@ -47,6 +47,24 @@ impl Format {
     }
 }
 
+/// The format an import of `root` uses (`format`, or [`Format::detect`]), once `root` is known
+/// to be importable in it: an existing folder, holding a `cold/` folder for [`Format::Dsh`].
+/// Checked before anything is written, so a refused import leaves no trace. Errors: `path`
+/// (not a folder; a dsh root without `cold/`).
+pub fn source_format(root: &std::path::Path, format: Option<Format>) -> crate::Result<Format> {
+    if !root.is_dir() {
+        return Err(crate::Error::bad("path", format!("{} is not an existing folder", root.display())));
+    }
+    let format = format.unwrap_or_else(|| Format::detect(root));
+    if format == Format::Dsh && !root.join("cold").is_dir() {
+        return Err(crate::Error::bad(
+            "path",
+            format!("{} has no cold/ folder: not a dsh-memory-layers data root", root.display()),
+        ));
+    }
+    Ok(format)
+}
+
 impl fmt::Display for Format {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -176,7 +176,7 @@ use serde::Serialize;
 pub use clock::{WrittenTime, leading_time};
 pub use dsh_layers::LayersImported;
 pub use filename::day_from_file_name;
-pub use format::Format;
+pub use format::{Format, source_format};
 pub use hygiene::{Decoded, Normalized, decode, normalize};
 pub use run::ImportReport;
 pub use scan::{NO_ENTRIES, scan, scan_each};

@@ -88,10 +88,7 @@ impl Store {
         format: Option<Format>,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<ImportReport> {
-        if !path.is_dir() {
-            return Err(Error::bad("path", format!("{} is not an existing folder", path.display())));
-        }
-        let format = format.unwrap_or_else(|| Format::detect(path));
+        let format = super::source_format(path, format)?;
         let canon = path.canonicalize().map_err(|e| Error::io(path, e))?;
         let root = self.root().canonicalize().map_err(|e| Error::io(self.root(), e))?;
         if format != Format::Dsh && (canon.starts_with(&root) || root.starts_with(&canon)) {
@@ -185,15 +182,32 @@ impl Store {
     }
 
     /// The warning for a dsh source whose `memlayers.json` records another zone than this
-    /// data root's: its entries keep their source day files, so those whose instant falls on
-    /// another local day in this root's zone are reported as misdated. None otherwise (no
-    /// record, an unreadable one, another format, the same zone).
+    /// data root's, or cannot be read: its entries keep their source day files, so those whose
+    /// instant falls on another local day in this root's zone are reported as misdated. None
+    /// otherwise (no record, another format, the same zone name).
     fn source_zone_warning(&self, path: &Path, format: Format) -> Option<String> {
         use crate::files::zone::{ZONE_FILE, parse};
         if format != Format::Dsh {
             return None;
         }
-        let zone = parse(&std::fs::read_to_string(path.join(ZONE_FILE)).ok()?).ok()?;
+        let record = path.join(ZONE_FILE);
+        let zone = match std::fs::read_to_string(&record) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => Err(e.to_string()),
+            Ok(text) => parse(&text),
+        };
+        let zone = match zone {
+            Ok(z) => z,
+            Err(why) => {
+                return Some(format!(
+                    "{}: {why}; the zone the source's files are dated in is unknown: entries keep their source \
+                     day files, and those whose instant is on another local day in {} are reported as \
+                     misdated (check)",
+                    record.display(),
+                    self.tz()
+                ));
+            }
+        };
         (zone != self.tz()).then(|| {
             format!(
                 "the source {} dates its files in {zone} ({ZONE_FILE}), this data root in {}: entries keep their \

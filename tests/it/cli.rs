@@ -290,3 +290,71 @@ fn an_import_into_a_new_root_takes_the_zone_the_source_records() {
     assert_eq!(v["allRead"].as_bool(), Some(false), "{v}");
     assert_eq!(v["malformed"].as_array().map(Vec::len), Some(7), "{v}");
 }
+
+/// A dsh source at `dir/name` holding one day file, its `memlayers.json` set to `record` when
+/// given.
+fn dsh_source(dir: &std::path::Path, name: &str, record: Option<&str>) -> std::path::PathBuf {
+    let src = dir.join(name);
+    std::fs::create_dir_all(src.join("cold/2026-08")).unwrap();
+    std::fs::write(src.join("cold/2026-08/2026-08-12.md"), "- [2026-08-12T04:00:00.000Z] [-] 中午的笔记\n").unwrap();
+    if let Some(r) = record {
+        std::fs::write(src.join("memlayers.json"), r).unwrap();
+    }
+    src
+}
+
+/// Second newcomer test: only a new root takes the source's zone, and a refused import leaves
+/// no root behind (it used to create the root and record this machine's zone first).
+#[test]
+fn only_a_new_root_takes_the_source_zone_and_a_refused_import_leaves_no_root() {
+    let dir = tempfile::tempdir().unwrap();
+    // A zone no CI machine runs in, so "not adopted" is visible whatever this machine's is.
+    let src = dsh_source(dir.path(), "src", Some("{\"timezone\":\"Pacific/Chatham\"}\n"));
+    let s = src.to_str().unwrap();
+    // Refused before anything is written: bad format, missing folder, dsh without cold/.
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    for (args, field) in [
+        (vec!["import", s, "--format", "DSH"], "format"),
+        (vec!["import", "/nonexistent/archive"], "path"),
+        (vec!["import", empty.to_str().unwrap(), "--format", "dsh"], "path"),
+    ] {
+        let root = dir.path().join("r-refused");
+        let mut all = vec!["--data-root", root.to_str().unwrap()];
+        all.extend(args);
+        let out = ml(&all);
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+        assert!(text(&out.stderr).contains(field), "{}", text(&out.stderr));
+        assert!(!root.exists(), "a refused import created {}", root.display());
+    }
+    // A root that holds day files but no zone record (a plugin root) keeps the configured zone.
+    let plugin = dir.path().join("plugin");
+    std::fs::create_dir_all(plugin.join("cold/2026-08")).unwrap();
+    std::fs::write(plugin.join("cold/2026-08/2026-08-11.md"), "- [2026-08-11T04:00:00.000Z] [-] 已有的条目\n").unwrap();
+    assert!(ml(&["--data-root", plugin.to_str().unwrap(), "import", s]).status.success());
+    let zone = std::fs::read_to_string(plugin.join("memlayers.json")).unwrap();
+    assert!(!zone.contains("Chatham"), "{zone}");
+    // A root whose record cannot be read keeps it as it is.
+    let bad = dir.path().join("bad");
+    std::fs::create_dir(&bad).unwrap();
+    std::fs::write(bad.join("memlayers.json"), "{\"timezone\":\"Europe/Berlin\",}\n").unwrap();
+    assert!(ml(&["--data-root", bad.to_str().unwrap(), "import", s]).status.success());
+    assert_eq!(std::fs::read_to_string(bad.join("memlayers.json")).unwrap(), "{\"timezone\":\"Europe/Berlin\",}\n");
+    // A new root takes it.
+    let fresh = dir.path().join("fresh");
+    assert!(ml(&["--data-root", fresh.to_str().unwrap(), "import", s]).status.success());
+    assert_eq!(
+        std::fs::read_to_string(fresh.join("memlayers.json")).unwrap().trim(),
+        "{\"timezone\":\"Pacific/Chatham\"}"
+    );
+    // A source record that cannot be read is named on stderr.
+    let unreadable = dsh_source(dir.path(), "src-bad", Some("not json {"));
+    let out = ml(&["--data-root", dir.path().join("r2").to_str().unwrap(), "import", unreadable.to_str().unwrap()]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("src-bad/memlayers.json: not JSON")
+            && err.contains("zone the source's files are dated in is unknown"),
+        "{err}"
+    );
+}

@@ -102,4 +102,14 @@ fn the_archive_records_its_zone_and_refuses_a_root_of_another() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("tz") && err.contains("Asia/Tokyo"), "{err}");
     assert!(!other.path().join("cold").exists());
+    // A record that cannot be read is left as it is, and nothing is written.
+    std::fs::write(other.path().join("memlayers.json"), "{\"timezone\":\"Europe/Berlin\",}\n").unwrap();
+    let out = run(&["--out", o, "--entries", "20", "--years", "1", "--seed", "3", "--tz", "Europe/Berlin"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not JSON"), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(
+        std::fs::read_to_string(other.path().join("memlayers.json")).unwrap(),
+        "{\"timezone\":\"Europe/Berlin\",}\n"
+    );
+    assert!(!other.path().join("cold").exists());
 }
