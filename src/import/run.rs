@@ -71,8 +71,8 @@ pub struct ImportReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layers: Option<super::LayersImported>,
     /// What the caller should know about the import as a whole (the CLI prints each on
-    /// stderr): a dsh source that records another zone than this data root's. Omitted when
-    /// empty.
+    /// stderr): a dsh source that records another zone than this data root's, or a record
+    /// that cannot be read. Omitted when empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
 }
@@ -112,8 +112,9 @@ impl Store {
         // 6x slower than sync, issue 15). Two stages overlap: a second thread scans the
         // archive, writes each batch's day files, hashes them and segments their new entries
         // for FTS5; this thread only inserts the written batches into the index, handed over
-        // one at a time (batch_full: the first small, so the stages overlap soon). A file is on disk before the index learns
-        // of it; at most two batches of days are in memory (one being written, one mirrored).
+        // one at a time (batch_full: the first small, so the stages overlap soon). A file is on
+        // disk before the index learns of it; at most two batches of days are in memory (one
+        // being written, one mirrored).
         let tz = self.tz();
         let (tx, rx) = std::sync::mpsc::sync_channel::<WrittenBatch>(0);
         let (scanned, mirrored) = std::thread::scope(|s| {
