@@ -411,6 +411,13 @@ impl<'a> Appended<'a> {
     }
 }
 
+/// Records one malformed line in the `malformed` table (one row per file and line).
+fn record_malformed(tx: &Transaction, m: &Malformed) -> Result<()> {
+    tx.prepare_cached("INSERT OR REPLACE INTO malformed(file, line, reason) VALUES(?1, ?2, ?3)")?
+        .execute(params![m.file, m.line, m.reason])?;
+    Ok(())
+}
+
 /// The malformed-line report of an entry at `line` of the day file `f` whose timestamp falls
 /// on another local date in `tz` than the file's (it is indexed all the same, under the file's
 /// date); None when it does not, or when no zone is given.
@@ -465,8 +472,7 @@ pub fn append_indexed(
     for (k, a) in lines.iter().enumerate() {
         insert_entry(tx, base | (first_ordinal + k) as i64, a.line, a.entry, &a.fts)?;
         if let Some(m) = misdated(f, a.line, a.entry, tz) {
-            tx.prepare_cached("INSERT OR REPLACE INTO malformed(file, line, reason) VALUES(?1, ?2, ?3)")?
-                .execute(params![m.file, m.line, m.reason])?;
+            record_malformed(tx, &m)?;
         }
     }
     tx.prepare_cached(
@@ -597,9 +603,8 @@ pub fn mirror_file(
             None => bad.push(Malformed { file: f.rel.clone(), line: 0, reason: "file contains NUL bytes".into() }),
         }
     }
-    let mut mal = tx.prepare_cached("INSERT OR REPLACE INTO malformed(file, line, reason) VALUES(?1, ?2, ?3)")?;
     for m in &bad {
-        mal.execute(params![m.file, m.line, m.reason])?;
+        record_malformed(tx, m)?;
     }
     tx.execute(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
