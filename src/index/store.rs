@@ -209,8 +209,10 @@ impl Store {
     pub(crate) fn writer_busy(&self) -> Result<bool> {
         use rusqlite::OptionalExtension;
         let c = self.conn()?;
-        let mark: Option<String> =
-            c.query_row("SELECT value FROM meta WHERE key = ?1", [META_BUSY], |r| r.get(0)).optional()?;
+        let mark: Option<String> = c
+            .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
+            .query_row([META_BUSY], |r| r.get(0))
+            .optional()?;
         Ok(mark.is_some() && lock::try_acquire(&self.root)?.is_none())
     }
 

@@ -65,6 +65,27 @@ pub fn item_from_row(r: &Row) -> rusqlite::Result<Item> {
     })
 }
 
+/// The items of `ids` read in one statement (the `entries` view, [`ITEM_COLUMNS`]), keyed by
+/// id; ids with no row are absent. One statement instead of one per id: every statement run
+/// outside a transaction opens and closes its own read transaction (two `fcntl` locks on the
+/// WAL index each), and a ranked query reads its `limit` hits (issue 15).
+pub fn items_by_id(c: &rusqlite::Connection, ids: &[i64]) -> Result<std::collections::HashMap<i64, Item>> {
+    if ids.is_empty() {
+        return Ok(std::collections::HashMap::new());
+    }
+    let json = serde_json::to_string(ids).map_err(|e| crate::Error::Json { what: "entry ids".into(), source: e })?;
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {ITEM_COLUMNS} FROM entries e WHERE e.id IN (SELECT value FROM json_each(?1))"
+    ))?;
+    let rows = st.query_map([json], item_from_row)?;
+    let mut out = std::collections::HashMap::with_capacity(ids.len());
+    for item in rows {
+        let item = item?;
+        out.insert(item.id, item);
+    }
+    Ok(out)
+}
+
 /// Result of `recent` / `by_tag` / `by_date` (plugin field names).
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]

@@ -326,7 +326,9 @@ impl Store {
             // Only the window's day files can change this answer: check those (a per-call
             // store stats just them; a watching store checks its inotify queue).
             stale |= self.sync_reader_scoped(false, gate.days())?.stale;
-            let candidates = self.count_in_gate(gate)?;
+            // The window's size is reported by `explain` and is the count of a window-only
+            // listing; a scored query does not need it (one statement less per call).
+            let candidates = if oq.is_none() || args.explain { Some(self.count_in_gate(gate)?) } else { None };
             let (hits, matched, fts, sql, strategy) = match &oq {
                 Some((q, _)) => {
                     let (hits, matched, sql) = self.search_gated(q, gate, limit, args.explain)?;
@@ -335,7 +337,13 @@ impl Store {
                 }
                 None => {
                     let hits = self.window_newest(gate, limit)?;
-                    (hits, candidates, None, window_sql(gate.ts.is_some()).to_string(), "window-only")
+                    (
+                        hits,
+                        candidates.unwrap_or_default(),
+                        None,
+                        window_sql(gate.ts.is_some()).to_string(),
+                        "window-only",
+                    )
                 }
             };
             let span = (w.end_date - w.start_date).num_days();
@@ -359,7 +367,7 @@ impl Store {
                 scored_text,
                 strategy: strategy.into(),
                 widened: widened.clone(),
-                candidates_in_window: Some(candidates),
+                candidates_in_window: candidates,
                 fts_query: fts,
                 sql,
                 rowid_range: Some(gate.range),
@@ -421,11 +429,9 @@ impl Store {
             // Whole days: the per-file entry counts sync keeps (`files.entries` is the number of
             // ids the day holds), one row per day instead of a walk over every entry row of
             // the window (26 % of a `去年` call at 1M entries, issue 15).
-            (None, SyncScope::Days(a, b)) => c.query_row(
-                "SELECT coalesce(sum(entries), 0) FROM files WHERE path BETWEEN ?1 AND ?2",
-                params![crate::files::cold_rel(a), crate::files::cold_rel(b)],
-                |r| r.get(0),
-            )?,
+            (None, SyncScope::Days(a, b)) => c
+                .prepare_cached("SELECT coalesce(sum(entries), 0) FROM files WHERE path BETWEEN ?1 AND ?2")?
+                .query_row(params![crate::files::cold_rel(a), crate::files::cold_rel(b)], |r| r.get(0))?,
             (None, SyncScope::All) => c.query_row(
                 "SELECT count(*) FROM entries WHERE id BETWEEN ?1 AND ?2",
                 params![g.range.0, g.range.1],

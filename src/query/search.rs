@@ -36,7 +36,7 @@ use serde::Serialize;
 use crate::index::Store;
 use crate::index::segment::{Piece, Probe, pieces, term_probes, text_has_probe};
 use crate::query::bm25;
-use crate::query::{Item, check_range, item_from_row};
+use crate::query::{Item, check_range};
 use crate::{Error, Result};
 
 /// How several terms combine.
@@ -436,14 +436,9 @@ pub fn ranked(
     let usage = weights(&top);
     let mut scored = score_candidates(top.into_iter().zip(bm).collect(), &usage, opts.now, opts.tau_days, opts.weights);
     scored.truncate(opts.limit);
-    let mut st = c.prepare_cached(&format!("SELECT {} FROM entries e WHERE e.id = ?1", crate::query::ITEM_COLUMNS))?;
-    let mut out = Vec::with_capacity(scored.len());
-    for (s, parts) in scored {
-        if let Some(item) = st.query_map([s.id], item_from_row)?.next().transpose()? {
-            out.push((item, parts));
-        }
-    }
-    Ok(out)
+    let ids: Vec<i64> = scored.iter().map(|(s, _)| s.id).collect();
+    let mut items = crate::query::items_by_id(c, &ids)?;
+    Ok(scored.into_iter().filter_map(|(s, parts)| items.remove(&s.id).map(|item| (item, parts))).collect())
 }
 
 /// The candidate rows through FTS5 ([`ranked_sql`]), counted with `counter`.
