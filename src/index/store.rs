@@ -33,6 +33,8 @@ pub struct Store {
     pub(crate) usage_pending: AtomicBool,
     /// Changes under cold/ since the last scan (None: scan at every sync).
     watch: Mutex<Option<ColdWatch>>,
+    /// Changes of the live layer files since their last check (a watching store only).
+    pub(crate) layer_watch: Mutex<crate::index::watch::LayerState>,
     /// Why the data root cannot be written (`None`: it can): queries only (issue 14, point 4).
     pub(crate) read_only: Option<String>,
     /// Where a read-only root's index lives (kept alive: a temporary one is deleted on drop).
@@ -105,6 +107,7 @@ impl Store {
             fixed_now: None,
             usage_pending: Default::default(),
             watch: Mutex::new(None),
+            layer_watch: Default::default(),
             read_only,
             ro_index,
             watching: !per_call,

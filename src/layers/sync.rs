@@ -491,6 +491,32 @@ impl Store {
         lock: Option<&WriterLock>,
         wait: bool,
     ) -> Result<LayerReport> {
+        // A long-lived handle checks hot.md and usage.json only after its watch saw one of them
+        // change (index::watch::LayerWatch); a per-call handle, a full check or a caller holding
+        // the lock (a write about to change them) always checks.
+        let watched = self.watching && scope == LayerScope::Live && !full && lock.is_none();
+        if watched {
+            let mut w = self.layer_watch.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(files) = w.unchanged(self.root(), &[HOT_FILE, USAGE_FILE]) {
+                return Ok(LayerReport { files_scanned: files, ..Default::default() });
+            }
+        }
+        let report = self.check_layers(scope, full, lock, wait)?;
+        if watched {
+            self.layer_watch.lock().unwrap_or_else(|e| e.into_inner()).checked(report.files_scanned);
+        }
+        Ok(report)
+    }
+
+    /// [`Store::sync_layers_with`] without the watch: stats the files of `scope` and mirrors
+    /// the changed ones.
+    fn check_layers(
+        &self,
+        scope: LayerScope,
+        full: bool,
+        lock: Option<&WriterLock>,
+        wait: bool,
+    ) -> Result<LayerReport> {
         let mut c = self.conn()?;
         let usage_path = self.root().join(USAGE_FILE);
         let mut tries = 0;

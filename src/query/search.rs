@@ -256,10 +256,45 @@ pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
     let window = if windowed { " AND f.rowid BETWEEN ?3 AND ?4" } else { "" };
     let ts = if ts_filter { format!(" AND {ROW_TS_MS} >= ?5 AND {ROW_TS_MS} < ?6") } else { String::new() };
     format!(
-        "SELECT r.id, coalesce(r.tag, t.tag), r.content, {ROW_TS_MS} FROM entries_fts f \
-         JOIN entry_rows r ON r.id = f.rowid JOIN tags t ON t.id = r.tag_id \
+        "SELECT r.id, r.tag, r.tag_id, r.content, {ROW_TS_MS} FROM entries_fts f \
+         JOIN entry_rows r ON r.id = f.rowid \
          WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid DESC LIMIT ?2"
     )
+}
+
+/// The tag of each candidate row: `entry_rows.tag` when the row spells it otherwise, else the
+/// `tags` row of its `tag_id` (migration V8), looked up once per distinct id and query. A join
+/// with `tags` cost one b-tree descent per candidate row, up to [`MAX_SCORED`] per query, for
+/// the few tags an archive has (issue 15).
+#[derive(Debug, Default)]
+struct TagNames {
+    /// `(tags.id, tags.tag)` seen so far: a linear search, as a query meets a few dozen tags at
+    /// most (a hash of the id cost more than the search).
+    names: Vec<(i64, String)>,
+}
+
+impl TagNames {
+    /// The tag of a row whose `tag` column is `own` and `tag_id` column is `id`.
+    fn get<'a>(&'a mut self, c: &Connection, own: Option<&'a str>, id: i64) -> Result<&'a str> {
+        if let Some(t) = own {
+            return Ok(t);
+        }
+        let at = match self.names.iter().position(|(k, _)| *k == id) {
+            Some(at) => at,
+            None => {
+                let t: String =
+                    c.prepare_cached("SELECT tag FROM tags WHERE id = ?1")?.query_row([id], |r| r.get(0))?;
+                self.names.push((id, t));
+                self.names.len() - 1
+            }
+        };
+        Ok(&self.names[at].1)
+    }
+}
+
+/// Column `i` of `r` as text or NULL, borrowed (SQLite's own buffer, checked to be UTF-8).
+fn opt_text<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<&'a str>> {
+    Ok(r.get_ref(i)?.as_str_or_null()?)
 }
 
 /// Most entries of a window read and matched in Rust instead of through FTS5, for a query
@@ -459,10 +494,11 @@ fn fts_candidates(
     let n = st.parameter_count();
     let mut rows = st.query(&all[..n])?;
     let mut out = Vec::new();
+    let mut tags = TagNames::default();
     while let Some(r) = rows.next()? {
-        let content = text(r, 2)?;
-        counter.count(text(r, 1)?, content);
-        out.push(Candidate::counted(r.get(0)?, counter, r.get(3)?, content));
+        let content = text(r, 3)?;
+        counter.count(tags.get(c, opt_text(r, 1)?, r.get(2)?)?, content);
+        out.push(Candidate::counted(r.get(0)?, counter, r.get(4)?, content));
     }
     Ok(out)
 }
@@ -486,17 +522,16 @@ fn term_union(
     }
     ids.sort_unstable();
     ids.dedup();
-    let mut row = c.prepare_cached(&format!(
-        "SELECT coalesce(r.tag, t.tag), r.content, {ROW_TS_MS} FROM entry_rows r JOIN tags t ON t.id = r.tag_id \
-         WHERE r.id = ?1"
-    ))?;
+    let mut row =
+        c.prepare_cached(&format!("SELECT r.tag, r.tag_id, r.content, {ROW_TS_MS} FROM entry_rows r WHERE r.id = ?1"))?;
     let mut out = Vec::with_capacity(ids.len().min(MAX_SCORED));
+    let mut tags = TagNames::default();
     for &id in ids.iter().rev().take(MAX_SCORED) {
         let mut rows = row.query([id])?;
         if let Some(r) = rows.next()? {
-            let content = text(r, 1)?;
-            counter.count(text(r, 0)?, content);
-            out.push(Candidate::counted(id, counter, r.get(2)?, content));
+            let content = text(r, 2)?;
+            counter.count(tags.get(c, opt_text(r, 0)?, r.get(1)?)?, content);
+            out.push(Candidate::counted(id, counter, r.get(3)?, content));
         }
     }
     Ok((out, ids.len() as i64))
@@ -508,8 +543,8 @@ fn term_union(
 pub fn scan_sql(ts_filter: bool) -> String {
     let ts = if ts_filter { format!(" AND {ROW_TS_MS} >= ?3 AND {ROW_TS_MS} < ?4") } else { String::new() };
     format!(
-        "SELECT r.id, coalesce(r.tag, t.tag), r.content, {ROW_TS_MS} FROM entry_rows r \
-         JOIN tags t ON t.id = r.tag_id WHERE r.id BETWEEN ?1 AND ?2{ts} ORDER BY r.id DESC"
+        "SELECT r.id, r.tag, r.tag_id, r.content, {ROW_TS_MS} FROM entry_rows r \
+         WHERE r.id BETWEEN ?1 AND ?2{ts} ORDER BY r.id DESC"
     )
 }
 
@@ -533,20 +568,24 @@ fn scan_candidates(
     let mut rows = st.query(&all[..n])?;
     let pre = bm25::Prefilter::new(q);
     let mut read = 0i64;
+    let mut tags = TagNames::default();
     while let Some(r) = rows.next()? {
         if out.len() >= want || read >= budget {
             break;
         }
         read += 1;
         // The pre-filter on the bytes; the text is checked to be UTF-8 only when it passes.
-        let (tag, content) = (bytes(r, 1)?, bytes(r, 2)?);
-        if !pre.may_match(tag, content) {
+        let tag_id: i64 = r.get(2)?;
+        let own = opt_text(r, 1)?;
+        let tag = tags.get(c, own, tag_id)?;
+        let content = bytes(r, 3)?;
+        if !pre.may_match(tag.as_bytes(), content) {
             continue;
         }
-        let (tag, content) = (text(r, 1)?, text(r, 2)?);
+        let content = text(r, 3)?;
         counter.count(tag, content);
         if counter.matches() {
-            out.push(Candidate::counted(r.get(0)?, counter, r.get(3)?, content));
+            out.push(Candidate::counted(r.get(0)?, counter, r.get(4)?, content));
         }
     }
     Ok((out, read))

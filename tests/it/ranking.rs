@@ -239,7 +239,7 @@ fn a_one_character_query_in_a_window_counts_and_ranks_every_match() {
     // NOW is 2026-11-29 (Sunday): 上周五 = 2026-11-20.
     let (items, matched, sql) = ask_explained(&m, "上周五 猫");
     assert!(
-        sql.starts_with("SELECT r.id, coalesce(r.tag, t.tag), r.content, ") && sql.contains(" FROM entries_fts f"),
+        sql.starts_with("SELECT r.id, r.tag, r.tag_id, r.content, ") && sql.contains(" FROM entries_fts f"),
         "{sql}"
     );
     assert_eq!(matched, 3);
@@ -268,7 +268,7 @@ fn a_one_character_query_starting_many_terms_reads_the_windows_rows() {
     let (_dir, m) = cats(&extra);
     let (items, matched, sql) = ask_explained(&m, "上周五 猫");
     assert!(
-        sql.starts_with("SELECT r.id, coalesce(r.tag, t.tag), r.content, ") && sql.contains(" FROM entry_rows r"),
+        sql.starts_with("SELECT r.id, r.tag, r.tag_id, r.content, ") && sql.contains(" FROM entry_rows r"),
         "{sql}"
     );
     assert_eq!(matched, 3);
