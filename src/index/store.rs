@@ -31,6 +31,12 @@ pub struct Store {
     fixed_now: Option<DateTime<Utc>>,
     /// True while this handle holds usage hits not yet written to usage.json (usage ops).
     pub(crate) usage_pending: AtomicBool,
+    /// Queries hold their usage hits back in [`Store::deferred_hits`] (a server that replies
+    /// first and records them after: `Memory::defer_hits`).
+    pub(crate) defer_hits: AtomicBool,
+    /// Usage hits held back while `defer_hits` is set: the instant of each query and the texts
+    /// it returned, in query order.
+    pub(crate) deferred_hits: Mutex<Vec<(DateTime<Utc>, Vec<String>)>>,
     /// Changes under cold/ since the last scan (None: scan at every sync).
     watch: Mutex<Option<ColdWatch>>,
     /// Changes of the live layer files since their last check (a watching store only).
@@ -106,6 +112,8 @@ impl Store {
             pool,
             fixed_now: None,
             usage_pending: Default::default(),
+            defer_hits: Default::default(),
+            deferred_hits: Default::default(),
             watch: Mutex::new(None),
             layer_watch: Default::default(),
             read_only,

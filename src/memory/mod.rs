@@ -326,6 +326,29 @@ impl Memory {
         self.store.flush_usage()
     }
 
+    /// For a server that answers first and records after: with `on`, queries (`recall`,
+    /// `retrieve`, `recent`, `by_tag`, `by_date`) hold their usage hits back instead of
+    /// committing them before they return (about a third of a day-window `retrieve` at 1M
+    /// entries, issue 15); [`Memory::record_deferred_hits`] records them, each at the instant
+    /// its query ran, in query order. The caller records them after sending each reply and
+    /// before running the next call, so every call ranks with every earlier call's hits, as
+    /// without deferral. [`Memory::flush_usage`] (and so the drop) records them too. Hits still
+    /// held back when the process is killed are lost (the plugin's throttled ledger loses its
+    /// unwritten hits the same way). Off by default.
+    pub fn defer_hits(&self, on: bool) {
+        if !on {
+            self.store.record_deferred_hits();
+        }
+        self.store.defer_hits.store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Records the usage hits held back by [`Memory::defer_hits`] (none: nothing happens).
+    /// Never fails: a hit that cannot be recorded (another process holds the writer lock for
+    /// over 2 s, an import runs) is reported as a `log` warning, as a query's own would be.
+    pub fn record_deferred_hits(&self) {
+        self.store.record_deferred_hits();
+    }
+
     /// The ledger records of `keys` (as stored, not decayed).
     #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
     pub fn usage_records(&self, keys: &[String]) -> Result<Ledger> {

@@ -245,3 +245,40 @@ fn cli_layer_subcommands() {
     let (code, _, _) = cli(root, &["session-end", "--source", "{"], None);
     assert_eq!(code, 2);
 }
+
+/// `Memory::defer_hits` (what `memlayers mcp` and `serve` set): a query's hits are not in the
+/// index when it returns, `record_deferred_hits` records them at the instant the query ran and
+/// in query order, and a drop records any still held back.
+#[test]
+fn deferred_hits_are_recorded_as_the_queries_would_have() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "cold/2026-10/2026-10-20.md",
+        "- [2026-10-20T01:00:00.000Z] [-] 风筝 第一条\n- [2026-10-20T02:00:00.000Z] [-] 风筝 第二条\n",
+    );
+    let hits = |m: &Memory, text: &str| -> (u64, f64) {
+        let l = m.usage_records(&[key(text)]).unwrap();
+        l.entries.get(&key(text)).map_or((0, 50.0), |r| (r.hits, r.weight))
+    };
+    let m = open_cfg(dir.path(), config(), NOW);
+    m.defer_hits(true);
+    // Two queries: both entries twice, then 第一条 alone.
+    assert_eq!(m.recall("风筝", Some(10), None).unwrap().returned, 2);
+    assert_eq!(m.recall("第一条", Some(10), None).unwrap().returned, 1);
+    assert_eq!(hits(&m, "风筝 第一条"), (0, 50.0), "held back, not in the index yet");
+    m.record_deferred_hits();
+    // 50 + 6 per hit (the plugin's bonus), no decay within the day: 2 hits → 62, 1 → 56.
+    assert_eq!(hits(&m, "风筝 第一条"), (2, 62.0));
+    assert_eq!(hits(&m, "风筝 第二条"), (1, 56.0));
+    let at = m.usage_records(&[key("风筝 第二条")]).unwrap().entries[&key("风筝 第二条")].last_hit_at;
+    assert_eq!(at, Some(common::at(NOW)));
+    // Nothing left to record: a second call changes nothing.
+    m.record_deferred_hits();
+    assert_eq!(hits(&m, "风筝 第一条"), (2, 62.0));
+    // Held back at the drop: recorded by it.
+    m.recall("第二条", Some(10), None).unwrap();
+    drop(m);
+    let m = open_cfg(dir.path(), config(), NOW);
+    assert_eq!(hits(&m, "风筝 第二条"), (2, 62.0));
+}

@@ -430,7 +430,28 @@ impl Store {
         if items.is_empty() || self.read_only.is_some() {
             return;
         }
-        match self.try_record_hits(items) {
+        let now = self.now();
+        if self.defer_hits.load(Ordering::Relaxed) {
+            let contents = items.iter().map(|i| i.content().to_string()).collect();
+            self.deferred_hits.lock().unwrap_or_else(|e| e.into_inner()).push((now, contents));
+            return;
+        }
+        self.record_contents(items.iter().map(|i| i.content()), now);
+    }
+
+    /// Records the hits that [`Store::record_hits`] held back while [`Store::defer_hits`] was
+    /// set, in the order they were made and each at the instant it was made: what the queries
+    /// would have recorded themselves. Never fails (as `record_hits`).
+    pub(crate) fn record_deferred_hits(&self) {
+        let batches = std::mem::take(&mut *self.deferred_hits.lock().unwrap_or_else(|e| e.into_inner()));
+        for (now, contents) in batches {
+            self.record_contents(contents.iter().map(String::as_str), now);
+        }
+    }
+
+    /// Records one hit per text in `contents`, made at `now` ([`Store::record_hits`]).
+    fn record_contents<'a>(&self, contents: impl Iterator<Item = &'a str>, now: DateTime<Utc>) {
+        match self.try_record_hits(contents, now) {
             Ok(()) => {}
             // Not "try again": running the query again records its own hits, not these.
             Err(Error::LockTimeout { path, waited_ms }) => log::warn!(
@@ -442,14 +463,13 @@ impl Store {
         }
     }
 
-    fn try_record_hits<H: Hit>(&self, items: &[H]) -> Result<()> {
+    fn try_record_hits<'a>(&self, contents: impl Iterator<Item = &'a str>, now: DateTime<Utc>) -> Result<()> {
         // During an import the lock is held for minutes: do not make the query wait for it.
         if self.writer_busy()? {
             return Err(Error::LockTimeout { path: self.root().to_path_buf(), waited_ms: 0 });
         }
         let lock = self.usage_lock()?;
-        let now = self.now();
-        let keyed: Vec<(String, &str)> = items.iter().map(|i| (key(i.content()), i.content())).collect();
+        let keyed: Vec<(String, &str)> = contents.map(|c| (key(c), c)).collect();
         let mut distinct: Vec<String> = keyed.iter().map(|(k, _)| k.clone()).collect();
         distinct.sort();
         distinct.dedup();
@@ -575,6 +595,7 @@ impl Store {
         if self.read_only.is_some() {
             return Ok(false);
         }
+        self.record_deferred_hits();
         let lock = self.usage_lock()?;
         self.sync_layers(crate::layers::sync::LayerScope::Live, false, Some(&lock))?;
         self.write_usage_file(&lock)
@@ -656,6 +677,8 @@ impl Drop for Store {
     /// index (its own or an earlier call's) and the throttle has passed; otherwise it leaves
     /// them to a later call.
     fn drop(&mut self) {
+        // Hits a server held back (Memory::defer_hits) go to the index first.
+        self.record_deferred_hits();
         let r = if self.watching {
             if self.usage_pending.load(Ordering::Relaxed) { self.flush_usage().map(|_| ()) } else { Ok(()) }
         } else {
