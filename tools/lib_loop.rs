@@ -39,11 +39,14 @@ fn main() -> BResult<()> {
     let c = rusqlite::Connection::open(root.join("index.sqlite3"))?;
     // Day files are named cold/YYYY-MM/YYYY-MM-DD.md.
     let (first, last): (String, String) =
-        c.query_row("SELECT min(path), max(path) FROM files WHERE path LIKE 'cold/%'", [], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        c.query_row("SELECT min(path), max(path) FROM files WHERE path LIKE 'cold/%'", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
     let date = |p: &str| chrono::NaiveDate::parse_from_str(&p[13..23], "%Y-%m-%d");
     let (first, last) = (date(&first)?, date(&last)?);
     let now = last.and_hms_opt(12, 0, 0).ok_or("noon")?.and_local_timezone(tz).single().ok_or("noon")?;
-    let mem = Memory::open(root, Config { timezone: tz, ..Config::default() })?.with_now(now.with_timezone(&chrono::Utc));
+    let mem =
+        Memory::open(root, Config { timezone: tz, ..Config::default() })?.with_now(now.with_timezone(&chrono::Utc));
     let days = anchors(first, last, 10);
     let mut t = Vec::with_capacity(calls);
     for i in 0..calls {
