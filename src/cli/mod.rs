@@ -165,7 +165,10 @@ pub enum Cmd {
     /// Queries (recall, retrieve, recent, by-tag, by-date, hot-get, stats) are answered over a
     /// Unix socket, `memlayers.sock` in the data root: such a call skips opening the index and
     /// checking every day file, and the server sees file changes through its watch. Runs until
-    /// SIGTERM, SIGINT or SIGHUP, or until --idle-exit seconds pass without a call.
+    /// SIGTERM, SIGINT or SIGHUP, until --idle-exit seconds pass without a call, or until its
+    /// data root is deleted or moved away or its socket removed (checked every second). A query
+    /// starts one (--idle-exit 600) when none answers (MEMLAYERS_SERVER=spawn, the default;
+    /// MEMLAYERS_SERVER=off: never).
     #[cfg(all(unix, feature = "serve"))]
     Serve {
         /// Exit after this many seconds without a call (default: never).
@@ -276,6 +279,10 @@ pub fn main() -> i32 {
     // A closed pipe (`| head`) is not an error worth a panic.
     let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
     let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
+    // No server answered this query (MEMLAYERS_SERVER=spawn, the default): start one for the
+    // calls that follow, now that the call has run (and created its data root if it did).
+    #[cfg(all(unix, feature = "serve"))]
+    serve::spawn_pending();
     out.code
 }
 

@@ -18,10 +18,18 @@
 //!   server's, `--now`); the client then runs the call itself.
 //!
 //! The socket is `memlayers.sock` in the data root, mode 0600 (only its owner may connect).
-//! `MEMLAYERS_SERVER` chooses what a CLI call does: `auto` (default) forwards when a server
-//! answers and runs in-process otherwise; `off` never forwards; `require` forwards or fails
-//! (exit 1) naming why; `spawn` is `auto` that also starts a server in the background
-//! (`--idle-exit 600`) when none answers, for the calls that follow.
+//! `MEMLAYERS_SERVER` chooses what a CLI call does ([`Mode`]): `spawn` (the default: unset,
+//! empty or an unknown value, the last with a warning) forwards when a server answers, and
+//! otherwise runs the call in-process and then starts a server in the background
+//! (`serve --idle-exit 600`) for the calls that follow, as Gradle's daemon and Bazel's server
+//! are on by default; `auto` forwards when a server answers and never starts one; `off` never
+//! forwards; `require` forwards or fails (exit 1) naming why.
+//!
+//! A server stops on SIGTERM / SIGINT / SIGHUP, after `--idle-exit` seconds without a call,
+//! and within [`LOST_CHECK`] of its data root being deleted or moved away or its socket being
+//! removed or taken over by another server (nothing could reach it any more). So what a
+//! default call leaves behind is one process per data root, for at most 600 s after its last
+//! call.
 
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -37,9 +45,56 @@ use crate::{Error, Memory, Result};
 /// The socket's file name in the data root.
 pub const SOCKET_FILE: &str = "memlayers.sock";
 
-/// Environment variable choosing whether CLI calls use a running server: `auto`, `off`,
-/// `require`, `spawn` (module docs).
+/// Environment variable choosing whether CLI calls use a running server: `spawn` (default),
+/// `auto`, `off`, `require` ([`Mode`]).
 pub const SERVER_ENV: &str = "MEMLAYERS_SERVER";
+
+/// What a CLI call does about a server, read from [`SERVER_ENV`] by [`mode`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    /// The default (unset or empty; an unknown value too, with a warning): as [`Mode::Auto`],
+    /// and when no server answers a query, start `memlayers serve --idle-exit 600` in the
+    /// background after the call ran in-process, for the calls that follow.
+    Spawn,
+    /// Use a server when one answers; never start one.
+    Auto,
+    /// Never use a server: every call runs in-process.
+    Off,
+    /// A query no server answered fails with exit 1, saying why.
+    Require,
+}
+
+impl Mode {
+    /// The mode a value of [`SERVER_ENV`] names (`None`: unset); `Err` carries the default an
+    /// unknown value reads as.
+    fn parse(value: Option<&str>) -> std::result::Result<Mode, Mode> {
+        match value {
+            None | Some("" | "spawn") => Ok(Mode::Spawn),
+            Some("auto") => Ok(Mode::Auto),
+            Some("off") => Ok(Mode::Off),
+            Some("require") => Ok(Mode::Require),
+            Some(_) => Err(Mode::Spawn),
+        }
+    }
+}
+
+/// This process's [`Mode`], read from [`SERVER_ENV`] once. An unknown value (or one that is
+/// not UTF-8) warns on stderr, once, and reads as the default, [`Mode::Spawn`].
+pub fn mode() -> Mode {
+    static MODE: std::sync::OnceLock<Mode> = std::sync::OnceLock::new();
+    *MODE.get_or_init(|| {
+        let raw = std::env::var_os(SERVER_ENV);
+        let text = raw.as_ref().map(|v| v.to_str().unwrap_or("\u{fffd}"));
+        Mode::parse(text).unwrap_or_else(|default| {
+            eprintln!(
+                "warning: {SERVER_ENV}={:?} is not spawn, auto, off or require; read as spawn, the default \
+                 ({SERVER_ENV}=off runs every call in this process)",
+                raw.as_deref().unwrap_or_default().to_string_lossy()
+            );
+            default
+        })
+    })
+}
 
 /// Protocol version of the request line.
 const PROTOCOL: u32 = 1;
@@ -104,7 +159,7 @@ const QUERY_NAMES: [&str; 7] = ["recall", "retrieve", "recent", "by-tag", "by-da
 /// (0.2 ms of a 2.3 ms call). Anything else, or any failure, is `None`: [`main`](super::main)
 /// then parses the command line and goes on as usual ([`forward`] included).
 pub fn forward_unparsed() -> Option<i32> {
-    if matches!(std::env::var(SERVER_ENV).as_deref(), Ok("off")) {
+    if mode() == Mode::Off {
         return None;
     }
     let argv: Vec<String> = std::env::args_os().map(|a| a.into_string().ok()).collect::<Option<_>>()?;
@@ -140,10 +195,8 @@ pub fn forward_unparsed() -> Option<i32> {
     let root = std::path::absolute(root).ok()?;
     let out = match send(&root, argv) {
         Ok(out) => out,
-        Err(Failure::NoServer(_)) => {
-            spawn_if_asked(&root, None, None);
-            return None;
-        }
+        // [`forward`] asks again (a server may have come up since) and notes the spawn.
+        Err(Failure::NoServer { .. }) => return None,
         Err(f @ Failure::Other(_)) => {
             // A server that declined or did not reply is not asked again by [`forward`].
             *ASKED.lock().unwrap_or_else(|e| e.into_inner()) = Some(f);
@@ -164,17 +217,13 @@ fn emit(out: &Outcome) -> i32 {
 /// running server answered the call (its output is printed here), `None` when this process
 /// must run the call itself (not a query, `MEMLAYERS_SERVER=off`, no server, or the server
 /// declined). With `MEMLAYERS_SERVER=require` a call that could not be forwarded fails with
-/// exit 1 instead.
+/// exit 1 instead. In [`Mode::Spawn`], a query no server listened for notes its data root
+/// for [`spawn_pending`], which [`main`](super::main) runs after the call.
 pub fn forward(cli: &Cli) -> Option<i32> {
-    let mode = std::env::var(SERVER_ENV).unwrap_or_default();
-    let require = match mode.as_str() {
-        "off" => return None,
-        "require" => true,
-        "" | "auto" | "spawn" => false,
-        other => {
-            eprintln!("warning: {SERVER_ENV}={other:?} is not auto, off, require or spawn; read as auto");
-            false
-        }
+    let require = match mode() {
+        Mode::Off => return None,
+        Mode::Require => true,
+        Mode::Auto | Mode::Spawn => false,
     };
     // Only queries go to a server; every other command runs here whatever the mode says.
     if !forwardable(&cli.cmd) {
@@ -185,15 +234,15 @@ pub fn forward(cli: &Cli) -> Option<i32> {
         Some(f) => Err(f),
         None => try_forward(cli),
     };
-    if let Err(Failure::NoServer(_)) = &sent
-        && let Ok(root) = super::load_config(cli)
-            .and_then(|c| std::path::absolute(super::data_root(cli, &c)).map_err(|e| Error::io("data root", e)))
+    if let Err(Failure::NoServer { root, .. }) = &sent
+        && mode() == Mode::Spawn
     {
-        spawn_if_asked(&root, cli.tz.as_deref(), cli.config.as_deref());
+        *PENDING.lock().unwrap_or_else(|e| e.into_inner()) =
+            Some(Pending { root: root.clone(), tz: cli.tz.clone(), config: cli.config.clone() });
     }
     match sent {
         Ok(out) => Some(emit(&out)),
-        Err(Failure::NoServer(why) | Failure::Other(why)) if require => {
+        Err(Failure::NoServer { why, .. } | Failure::Other(why)) if require => {
             eprintln!("error: {SERVER_ENV}=require and the call was not answered by a server: {why}");
             Some(1)
         }
@@ -208,8 +257,8 @@ static ASKED: std::sync::Mutex<Option<Failure>> = std::sync::Mutex::new(None);
 /// Why a call was not answered by a server (the text says it for `require`).
 #[derive(Debug)]
 enum Failure {
-    /// Nothing listens on the data root's socket.
-    NoServer(String),
+    /// Nothing listens on the socket of the data root `root`.
+    NoServer { why: String, root: PathBuf },
     /// Not a query, the server declined, or the exchange failed.
     Other(String),
 }
@@ -238,8 +287,10 @@ fn try_forward(cli: &Cli) -> std::result::Result<Outcome, Failure> {
 fn send(root: &Path, argv: Vec<String>) -> std::result::Result<Outcome, Failure> {
     let socket = socket_path(root);
     let root = root.to_path_buf();
-    let mut stream = UnixStream::connect(&socket)
-        .map_err(|e| Failure::NoServer(format!("no server at {}: {e}", socket.display())))?;
+    let mut stream = UnixStream::connect(&socket).map_err(|e| Failure::NoServer {
+        why: format!("no server at {}: {e}", socket.display()),
+        root: root.clone(),
+    })?;
     let cwd = std::env::current_dir().ok();
     let req = serde_json::to_string(&Request { v: PROTOCOL, root, argv, cwd }).map_err(other)?;
     let _ = stream.set_write_timeout(Some(REQUEST_TIMEOUT));
@@ -271,36 +322,51 @@ fn can_serve(root: &Path) -> bool {
     socket_path(root).as_os_str().len() <= MAX_SOCKET_PATH && crate::files::read_only_cause(root).is_none()
 }
 
-/// Seconds a server started by `MEMLAYERS_SERVER=spawn` waits for a call before it exits.
+/// Seconds a server started by [`Mode::Spawn`] waits for a call before it exits.
 pub const SPAWN_IDLE_EXIT_SECS: u64 = 600;
 
-/// With `MEMLAYERS_SERVER=spawn` and no server for `root`: starts `memlayers --data-root ROOT
-/// serve --idle-exit 600` in the background (its own process group, no terminal, output
-/// discarded) for the calls after this one, which itself runs in-process. At most once per
-/// process. Nothing happens in the other modes, or for a root that does not exist yet.
-fn spawn_if_asked(root: &Path, tz: Option<&str>, config: Option<&Path>) {
+/// A server to start once the call has run: the call's data root and its own `--tz` /
+/// `--config`, so that the server answers calls made like this one.
+struct Pending {
+    root: PathBuf,
+    tz: Option<String>,
+    config: Option<PathBuf>,
+}
+
+/// The server [`forward`] found missing in [`Mode::Spawn`], started by [`spawn_pending`].
+static PENDING: std::sync::Mutex<Option<Pending>> = std::sync::Mutex::new(None);
+
+/// Run by [`main`](super::main) after a call ran in-process: when [`forward`] found no server
+/// for a query in [`Mode::Spawn`], starts `memlayers --data-root ROOT [--tz Z] [--config F]
+/// serve --idle-exit 600` in the background for the calls that follow. The child has null
+/// stdio (a caller reading this call's output through a pipe gets its EOF when this process
+/// exits), its own process group (a Ctrl-C at the terminal does not reach it), `/` as its
+/// working directory (it holds no caller's folder busy) and `MEMLAYERS_SERVER=off`.
+///
+/// Runs after the call, so the first call on a new data root (which the query itself
+/// creates) gets a server too, and the server's opening sync does not compete with the call.
+/// Starts nothing (at most one per process) when the root does not exist after the call
+/// (nothing here creates one), cannot hold a socket (path too long, read-only), or this
+/// process does not know its own executable.
+pub fn spawn_pending() {
     use std::os::unix::process::CommandExt;
-    static SPAWNED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-    if std::env::var(SERVER_ENV).as_deref() != Ok("spawn")
-        || !root.is_dir()
-        || !can_serve(root)
-        || SPAWNED.swap(true, std::sync::atomic::Ordering::Relaxed)
-    {
+    let Some(p) = PENDING.lock().unwrap_or_else(|e| e.into_inner()).take() else { return };
+    if !p.root.is_dir() || !can_serve(&p.root) {
         return;
     }
     let Ok(exe) = std::env::current_exe() else { return };
     let mut cmd = std::process::Command::new(exe);
-    cmd.arg("--data-root").arg(root);
-    // The call's own --tz/--config, so that the server answers calls made like this one.
-    if let Some(tz) = tz {
+    cmd.arg("--data-root").arg(&p.root);
+    if let Some(tz) = &p.tz {
         cmd.args(["--tz", tz]);
     }
-    if let Some(c) = config.and_then(|c| std::path::absolute(c).ok()) {
+    if let Some(c) = p.config.and_then(|c| std::path::absolute(c).ok()) {
         cmd.arg("--config").arg(c);
     }
     let _ = cmd
         .args(["serve", "--idle-exit", &SPAWN_IDLE_EXIT_SECS.to_string()])
-        .env_remove(SERVER_ENV)
+        .env(SERVER_ENV, "off")
+        .current_dir("/")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -435,43 +501,91 @@ pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
         .build()
         .map_err(|e| Error::io("<tokio runtime>", e))?;
     listener.set_nonblocking(true).map_err(|e| Error::io(&socket, e))?;
-    let result = rt.block_on(async {
+    let identity = dir_identity(&root);
+    let ended = rt.block_on(async {
         let listener = tokio::net::UnixListener::from_std(listener).map_err(|e| Error::io(&socket, e))?;
         let idle = idle_exit.map(Duration::from_secs);
-        loop {
-            let accept = listener.accept();
-            let next = async {
-                match idle {
-                    Some(d) => tokio::time::timeout(d, accept).await.ok(),
-                    None => Some(accept.await),
+        let mut deadline = idle.map(|d| tokio::time::Instant::now() + d);
+        let mut check = tokio::time::interval(LOST_CHECK);
+        check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let stop = crate::cli::stop_signal();
+        tokio::pin!(stop);
+        let ended = loop {
+            let idle_out = async {
+                match deadline {
+                    Some(d) => tokio::time::sleep_until(d).await,
+                    None => std::future::pending().await,
                 }
             };
             tokio::select! {
-                got = next => match got {
-                    None => break, // idle
-                    Some(Ok((stream, _))) => {
+                // Cancel-safe: a connection is not lost when another branch wins.
+                got = listener.accept() => match got {
+                    Ok((stream, _)) => {
                         // One call at a time, on this thread: the handle's statements and
                         // watch are shared, and a call is a few ms.
                         if let Ok(std) = stream.into_std() {
                             answer(std, &served, &mem);
                         }
+                        deadline = idle.map(|d| tokio::time::Instant::now() + d);
                     }
-                    Some(Err(e)) => log::warn!("serve: accept failed: {e}"),
+                    Err(e) => log::warn!("serve: accept failed: {e}"),
                 },
-                _ = crate::cli::stop_signal() => break,
+                () = idle_out => break Ended::Idle,
+                _ = check.tick() => {
+                    if dir_identity(&root) != identity || identity.is_none() {
+                        break Ended::RootGone;
+                    }
+                    if socket_inode(&socket) != bound {
+                        break Ended::SocketLost;
+                    }
+                }
+                () = &mut stop => break Ended::Signal,
             }
-        }
-        Ok::<(), Error>(())
+        };
+        Ok::<Ended, Error>(ended)
     });
     // Only our own socket is removed: two servers started at the same instant (two first
-    // calls with MEMLAYERS_SERVER=spawn) may have replaced each other's; the one left
-    // unreachable idles out.
+    // calls in spawn mode) may have replaced each other's; the one left unreachable stops at
+    // its next check.
     if bound.is_some() && socket_inode(&socket) == bound {
         let _ = std::fs::remove_file(&socket);
     }
-    result?;
+    match ended? {
+        Ended::RootGone => {
+            eprintln!("memlayers: {} was deleted or moved away; stopping", root.display());
+            // Writing usage.json now would recreate the folder (or write into another one
+            // made at its path): the handle is dropped without its flush, hits unwritten.
+            std::mem::forget(mem);
+            return Ok(());
+        }
+        Ended::SocketLost => {
+            eprintln!("memlayers: {} was removed or replaced by another server's; stopping", socket.display())
+        }
+        Ended::Idle | Ended::Signal => {}
+    }
     mem.flush_usage()?;
     Ok(())
+}
+
+/// How often a server checks that its data root and socket are still its own.
+pub const LOST_CHECK: Duration = Duration::from_secs(1);
+
+/// Why the accept loop of [`serve`] ended.
+enum Ended {
+    /// `--idle-exit` seconds without a call.
+    Idle,
+    /// SIGTERM, SIGINT or SIGHUP.
+    Signal,
+    /// The data root was deleted or moved away (its path names no folder, or another one).
+    RootGone,
+    /// The socket was removed or replaced (by another server): no call can reach this one.
+    SocketLost,
+}
+
+/// The device and inode of the folder `root`, `None` when it names none.
+fn dir_identity(root: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(root).ok().filter(|m| m.is_dir()).map(|m| (m.dev(), m.ino()))
 }
 
 fn socket_inode(path: &Path) -> Option<u64> {

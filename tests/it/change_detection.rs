@@ -6,7 +6,6 @@ use crate::common;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::Command;
 
 use common::*;
 use memlayers::Memory;
@@ -155,7 +154,7 @@ fn the_cli_sees_an_append_to_an_old_day_file() {
     let mut f = std::fs::OpenOptions::new().append(true).open(&p).unwrap();
     writeln!(f, "- [2026-09-15T03:00:00.000Z] [-] 命令行能看到的补记").unwrap();
     drop(f);
-    let out = Command::new(env!("CARGO_BIN_EXE_memlayers"))
+    let out = crate::common::cli()
         .args(["--data-root", dir.path().to_str().unwrap(), "--tz", "Asia/Shanghai", "--json", "recall", "命令行"])
         .output()
         .unwrap();

@@ -1,10 +1,10 @@
 //! The command line: exit codes (0 ok, 2 bad input, 1 internal), JSON output with the plugin's
 //! field names, config warnings, and the demo on the bundled archive.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn ml(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memlayers")).args(args).output().unwrap()
+    crate::common::cli().args(args).output().unwrap()
 }
 
 fn text(b: &[u8]) -> String {
@@ -106,7 +106,7 @@ fn demo_runs_on_the_bundled_archive() {
 fn an_unknown_tz_variable_is_reported_not_silently_utc() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("bad");
-    let out = Command::new(env!("CARGO_BIN_EXE_memlayers"))
+    let out = crate::common::cli()
         .env("TZ", "garbage/zone")
         .args(["--data-root", root.to_str().unwrap(), "--now", "2026-11-22T20:00:00Z", "write", "x"])
         .output()
@@ -115,7 +115,7 @@ fn an_unknown_tz_variable_is_reported_not_silently_utc() {
     assert!(text(&out.stderr).contains("TZ=\"garbage/zone\" is not an IANA time zone name"), "{}", text(&out.stderr));
 
     let root = dir.path().join("good");
-    let out = Command::new(env!("CARGO_BIN_EXE_memlayers"))
+    let out = crate::common::cli()
         .env("TZ", "Asia/Shanghai")
         .args(["--data-root", root.to_str().unwrap(), "--now", "2026-11-22T20:00:00Z", "write", "y"])
         .output()
@@ -142,7 +142,7 @@ fn time_words_default_to_the_roots_recorded_zone() {
         let mut args = vec!["--data-root", r, "--json", "--now", "2026-12-01T17:30:00Z"];
         args.extend_from_slice(extra);
         args.extend_from_slice(&["retrieve", "今天 改稿", "--explain"]);
-        Command::new(env!("CARGO_BIN_EXE_memlayers")).env("TZ", "UTC").args(&args).output().unwrap()
+        crate::common::cli().env("TZ", "UTC").args(&args).output().unwrap()
     };
     let out = ask(&[]);
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -233,7 +233,7 @@ fn sync_waits_for_another_writer_instead_of_answering_stale() {
     body.push_str("- [2026-10-21T01:00:00.000Z] [-] 风筝 第二条\n");
     let held = memlayers::files::lock::acquire(dir.path(), std::time::Duration::from_secs(1)).unwrap();
     std::fs::write(&file, body).unwrap();
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_memlayers"))
+    let child = crate::common::cli()
         .args(&common[..])
         .arg("sync")
         .stdout(std::process::Stdio::piped())

@@ -2,10 +2,10 @@
 //! negative `--limit`, each subcommand's `--help`, where `write` wrote, where `demo` left its
 //! data root, `summarize week` as a positional, and summaries of empty or future periods.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn ml(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_memlayers")).args(args).output().unwrap()
+    crate::common::cli().args(args).output().unwrap()
 }
 
 fn text(b: &[u8]) -> String {
@@ -37,7 +37,7 @@ fn write_takes_a_markdown_bullet_and_says_where_it_wrote() {
 #[test]
 fn write_without_data_root_names_the_default_one() {
     let home = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_memlayers"))
+    let out = crate::common::cli()
         .args(["--tz", "UTC", "--now", "2026-11-29T04:00:00Z", "write", "x"])
         .env("HOME", home.path())
         .env_remove("DSH_HOME")
@@ -84,7 +84,7 @@ fn subcommand_help_lists_global_options_apart() {
 #[test]
 fn demo_says_where_its_temporary_data_root_is() {
     let tmp = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_memlayers")).arg("demo").env("TMPDIR", tmp.path()).output().unwrap();
+    let out = crate::common::cli().arg("demo").env("TMPDIR", tmp.path()).output().unwrap();
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let dirs: Vec<_> = std::fs::read_dir(tmp.path()).unwrap().map(|e| e.unwrap().path()).collect();
     assert_eq!(dirs.len(), 1, "{dirs:?}");

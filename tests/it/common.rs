@@ -6,6 +6,21 @@ use std::path::{Path, PathBuf};
 use chrono::{DateTime, Utc};
 use memlayers::{Config, Memory};
 
+/// The `memlayers` binary under test, as a command with `MEMLAYERS_SERVER=off`: every call
+/// runs in-process and none starts a resident server (`spawn`, the default, would leave one
+/// per data root behind). Tests of the server modes (`serve.rs`) choose the mode themselves.
+pub fn cli() -> std::process::Command {
+    // Cargo names the binary to this package's tests; the tools' tests that include this file
+    // find the same workspace build's binary next to their own folder (target/<profile>/).
+    let bin = option_env!("CARGO_BIN_EXE_memlayers").map(PathBuf::from).unwrap_or_else(|| {
+        let exe = std::env::current_exe().unwrap();
+        exe.parent().and_then(|deps| deps.parent()).unwrap().join("memlayers")
+    });
+    let mut c = std::process::Command::new(bin);
+    c.env("MEMLAYERS_SERVER", "off");
+    c
+}
+
 /// Asia/Shanghai config (UTC+8, no DST), so local dates are easy to work out by hand.
 pub fn config() -> Config {
     Config { timezone: chrono_tz::Asia::Shanghai, ..Config::default() }

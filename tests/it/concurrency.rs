@@ -79,10 +79,9 @@ fn two_processes_write_500_each() {
 fn parallel_cli_recalls_record_every_usage_hit() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().to_str().unwrap().to_string();
-    let bin = env!("CARGO_BIN_EXE_memlayers");
     let common = ["--data-root", root.as_str(), "--tz", "UTC", "--now", "2026-10-21T03:10:00Z"];
     for i in 0..3 {
-        let out = Command::new(bin).args(common).args(["write", &format!("风筝 第{i}条")]).output().unwrap();
+        let out = crate::common::cli().args(common).args(["write", &format!("风筝 第{i}条")]).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     }
     const SHELLS: usize = 4;
@@ -93,8 +92,7 @@ fn parallel_cli_recalls_record_every_usage_hit() {
             std::thread::spawn(move || {
                 let mut problems = Vec::new();
                 for _ in 0..CALLS {
-                    let out = Command::new(bin)
-                        .env("MEMLAYERS_SERVER", "off")
+                    let out = crate::common::cli()
                         .args(["--data-root", root.as_str(), "--tz", "UTC", "--now", "2026-10-21T03:10:00Z"])
                         .args(["--json", "recall", "风筝"])
                         .output()

@@ -360,7 +360,7 @@ fn a_cold_file_with_invalid_utf8_nul_or_junk_is_reported_and_the_rest_still_work
     // The CLI: the sync that first mirrors the files lists the lines (exit 0), and `check`
     // lists them every time.
     let cli = |args: &[&str]| {
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_memlayers"))
+        let out = crate::common::cli()
             .arg("--data-root")
             .arg(dir.path())
             .args(["--tz", "Asia/Shanghai", "--json"])

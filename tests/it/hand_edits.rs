@@ -766,6 +766,13 @@ fn memlayers_exe() -> PathBuf {
         .unwrap_or_else(|_| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("target/debug/memlayers"))
 }
 
+/// [`memlayers_exe`] as a command with `MEMLAYERS_SERVER=off` (no resident server started).
+fn memlayers_cli() -> std::process::Command {
+    let mut c = std::process::Command::new(memlayers_exe());
+    c.env("MEMLAYERS_SERVER", "off");
+    c
+}
+
 /// True when /proc/locks lists a granted flock held by process `pid` (blocked requests, listed
 /// with `->`, do not count).
 fn holds_flock(pid: u32) -> bool {
@@ -806,7 +813,7 @@ fn big_usage_json_is_loaded_in_bounded_memory() {
     // Peak memory of the child: its VmHWM (high-water mark of the resident set), polled from
     // /proc while it runs (the mark only grows, so any poll after the peak sees it).
     let t0 = std::time::Instant::now();
-    let mut child = std::process::Command::new(memlayers_exe())
+    let mut child = memlayers_cli()
         .args(["--data-root", dir.path().to_str().unwrap(), "--tz", "Asia/Shanghai", "recall", "火锅"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())
@@ -918,7 +925,7 @@ fn a_big_usage_json_is_parsed_without_the_writer_lock() {
         a.iter().map(|s| s.to_string()).collect::<Vec<_>>()
     };
     // An index that already mirrors the day (and no usage.json yet: `sync` records no hit).
-    let out = std::process::Command::new(memlayers_exe()).args(args(&["sync"])).output().unwrap();
+    let out = memlayers_cli().args(args(&["sync"])).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     // The ledger key of 晚饭吃了火锅: `printf 晚饭吃了火锅 | sha1sum`.
     let key = "d3fa05f218af14e80376a994d4b1d23c8b827ff6";
@@ -931,7 +938,7 @@ fn a_big_usage_json_is_parsed_without_the_writer_lock() {
             return;
         }
     };
-    let child = std::process::Command::new(memlayers_exe())
+    let child = memlayers_cli()
         .args(args(&["recall", "火锅"]))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -973,7 +980,7 @@ fn a_usage_json_changed_after_its_parse_is_parsed_again() {
     let root = dir.path();
     put(root, "cold/2026-10/2026-10-21.md", "- [2026-10-21T04:00:00.000Z] [饮食] 晚饭吃了火锅\n");
     let args = |cmd: &str| ["--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai", cmd].map(str::to_string);
-    let out = std::process::Command::new(memlayers_exe()).args(args("sync")).output().unwrap();
+    let out = memlayers_cli().args(args("sync")).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let key = "d3fa05f218af14e80376a994d4b1d23c8b827ff6"; // `printf 晚饭吃了火锅 | sha1sum`
     let (v1, records) = big_usage_json(1, &[(key, 3)]);
@@ -983,7 +990,7 @@ fn a_usage_json_changed_after_its_parse_is_parsed_again() {
     let lock = std::fs::File::open(root).unwrap();
     lock.lock().unwrap();
     // `sync --full` waits for the writer lock (a query would answer `stale` instead).
-    let mut child = std::process::Command::new(memlayers_exe())
+    let mut child = memlayers_cli()
         .args(args("sync"))
         .arg("--full")
         .stdout(std::process::Stdio::null())
@@ -1029,7 +1036,7 @@ fn a_write_torn_by_a_crash_is_cut_off_at_the_next_write() {
     }
     put(root, rel, &original);
     let cmd = |now: &str, args: &[&str]| {
-        let mut c = std::process::Command::new(memlayers_exe());
+        let mut c = memlayers_cli();
         c.args(["--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai", "--now", now]).args(args);
         c
     };

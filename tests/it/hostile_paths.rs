@@ -223,7 +223,7 @@ fn config_values_that_look_like_paths_are_values_not_paths() {
     assert!(warnings.iter().any(|w| w.contains("hotLimit")), "{warnings:?}");
     // The CLI's --tz is checked the same way (exit 2, field named).
     let s = sandbox();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memlayers"))
+    let out = crate::common::cli()
         .args(["--data-root"])
         .arg(&s.root)
         .args(["--tz", "../../etc/localtime", "recall", "x"])

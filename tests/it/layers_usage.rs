@@ -6,7 +6,7 @@ use crate::common;
 
 use std::io::Write;
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::Duration;
 
 use common::*;
@@ -176,7 +176,7 @@ fn session_end_logs_once_per_session_across_restarts() {
 }
 
 fn cli(root: &Path, args: &[&str], stdin: Option<&str>) -> (i32, serde_json::Value, String) {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memlayers"));
+    let mut cmd = crate::common::cli();
     cmd.args(["--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai", "--now", NOW, "--json"]).args(args);
     cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let mut child = cmd.spawn().unwrap();

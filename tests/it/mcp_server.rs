@@ -27,6 +27,8 @@ fn the_official_python_sdk_client_passes() {
         return;
     }
     let out = Command::new("python3")
+        // The script's own `memlayers` calls run in-process and start no resident server.
+        .env("MEMLAYERS_SERVER", "off")
         .arg(manifest.join("tests/mcp/test_mcp.py"))
         .arg(BIN)
         .arg(manifest.join("README.md"))
@@ -49,7 +51,7 @@ struct Session {
 
 impl Session {
     fn start(root: &Path, extra: &[&str]) -> Session {
-        let mut child = Command::new(BIN)
+        let mut child = crate::common::cli()
             .args(["mcp", "--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai"])
             .args(["--now", "2026-11-29T12:00:00+08:00"])
             .args(extra)

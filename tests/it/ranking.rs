@@ -89,7 +89,7 @@ fn scores_are_never_all_zero_on_a_homogeneous_archive() {
         [("会议三".to_string(), 1.15), ("会议二".to_string(), 1.05), ("会议一".to_string(), 1.05)]
     );
     // The command line prints the same real scores (mem_recall's JSON).
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_memlayers"))
+    let out = crate::common::cli()
         .args(["--data-root"])
         .arg(dir.path())
         .args(["--tz", "Asia/Shanghai", "--now", NOW, "--json", "recall", "会议"])

@@ -272,3 +272,200 @@ fn a_call_naming_the_servers_zone_another_way_is_answered() {
     let o = call("require", &["--json", "--data-root", r, "--tz", "UTC", "recall", "牛奶"]);
     assert_eq!(contents(&json(&o)), ["买了牛奶和面包"]);
 }
+
+/// A CLI call in the default mode: `MEMLAYERS_SERVER` unset.
+#[cfg(target_os = "linux")]
+fn call_default(args: &[&str]) -> Output {
+    Command::new(bin()).env_remove("MEMLAYERS_SERVER").args(args).output().unwrap()
+}
+
+/// Kills (SIGKILL) every server of a data root when dropped, so that none a test started
+/// outlives it, whatever the test's outcome.
+#[cfg(target_os = "linux")]
+struct Reap<'a>(&'a Path);
+
+#[cfg(target_os = "linux")]
+impl Drop for Reap<'_> {
+    fn drop(&mut self) {
+        for pid in servers_of(self.0) {
+            let _ = Command::new("kill").args(["-KILL", &pid.to_string()]).status();
+        }
+    }
+}
+
+/// Waits (at most 60 s) until a server accepts connections on `root`'s socket.
+#[cfg(target_os = "linux")]
+fn wait_listening(root: &Path) {
+    let sock = root.join("memlayers.sock");
+    let t = Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(t.elapsed() < Duration::from_secs(60), "no server listened on {}", sock.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Waits until no server of `root` runs; how long that took (panics after 60 s).
+#[cfg(target_os = "linux")]
+fn wait_gone(root: &Path) -> Duration {
+    let t = Instant::now();
+    while !servers_of(root).is_empty() {
+        assert!(t.elapsed() < Duration::from_secs(60), "the server of {} did not stop", root.display());
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    t.elapsed()
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn by_default_a_query_starts_a_server_that_answers_the_next_calls() {
+    let (_dir, root) = root_with_entries();
+    let _reap = Reap(&root);
+    let r = root.to_str().unwrap();
+    let q = ["--json", "--data-root", r, "by-date", "2026-11-20", "2026-11-20"];
+    assert!(!root.join("memlayers.sock").exists());
+    // No server yet: the call answers in-process, and its process starts one before it exits.
+    let first = call_default(&q);
+    assert_eq!(contents(&json(&first)), ["晚饭吃了火锅", "买了牛奶和面包"]);
+    let pids = servers_of(&root);
+    assert_eq!(pids.len(), 1, "exactly one server: {pids:?}");
+    let cmdline = std::fs::read(format!("/proc/{}/cmdline", pids[0])).unwrap();
+    assert!(String::from_utf8_lossy(&cmdline).ends_with("serve\u{0}--idle-exit\u{0}600\u{0}"));
+    wait_listening(&root);
+    // The next call is the server's: `require` succeeds, with the in-process call's exact output.
+    let served = call("require", &q);
+    assert_eq!(served.status.code(), Some(0), "{}", String::from_utf8_lossy(&served.stderr));
+    assert_eq!((&served.stdout, &served.stderr), (&first.stdout, &first.stderr));
+    let default_again = call_default(&q);
+    assert_eq!(default_again.stdout, first.stdout);
+    assert_eq!(servers_of(&root), pids, "a served call starts no other server");
+    // Stopped as a user would: it exits 0 and leaves no socket.
+    assert!(Command::new("kill").args(["-TERM", &pids[0].to_string()]).status().unwrap().success());
+    wait_gone(&root);
+    assert!(!root.join("memlayers.sock").exists());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn the_first_query_on_a_new_root_starts_a_server_but_a_now_call_does_not() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("new");
+    let _reap = Reap(&root);
+    let r = root.to_str().unwrap();
+    let q = ["--json", "--data-root", r, "recall", "牛奶"];
+    let first = call_default(&q);
+    assert_eq!(first.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&first.stderr).contains("did not exist; created it"));
+    assert!(root.is_dir());
+    assert_eq!(servers_of(&root).len(), 1, "the call that created the root started a server");
+    wait_listening(&root);
+    let served = call("require", &q);
+    assert_eq!(served.status.code(), Some(0), "{}", String::from_utf8_lossy(&served.stderr));
+    assert_eq!(served.stdout, first.stdout);
+    assert_eq!(json(&served)["items"], serde_json::json!([]));
+    // A call with --now is one pinned call: it is never a server's, and starts none.
+    let pinned = dir.path().join("pinned");
+    let _reap_pinned = Reap(&pinned);
+    let p = pinned.to_str().unwrap();
+    let o = call_default(&["--json", "--data-root", p, "--now", "2026-11-29T12:00:00Z", "recall", "牛奶"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(pinned.is_dir());
+    assert_eq!(servers_of(&pinned), Vec::<u32>::new());
+    assert!(!pinned.join("memlayers.sock").exists());
+    // A write is not a query: it starts none either.
+    let o = call_default(&["--data-root", p, "write", "只是写入"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(servers_of(&pinned), Vec::<u32>::new());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_spawned_server_stops_within_seconds_when_its_root_is_deleted_or_its_socket_removed() {
+    let (dir, root) = root_with_entries();
+    let _reap = Reap(&root);
+    let r = root.to_str().unwrap();
+    let q = ["--json", "--data-root", r, "recent", "--days", "3"];
+    assert_eq!(call_default(&q).status.code(), Some(0));
+    wait_listening(&root);
+    assert_eq!(servers_of(&root).len(), 1);
+    // Its socket removed: nothing can reach it, so it stops; the root stays as it was.
+    std::fs::remove_file(root.join("memlayers.sock")).unwrap();
+    let took = wait_gone(&root);
+    assert!(took < Duration::from_secs(5), "stopped after {took:?}");
+    assert!(root.join("cold/2026-11/2026-11-20.md").is_file());
+    // Its root deleted (a temp folder cleaned up): it stops, and does not recreate the root.
+    assert_eq!(call_default(&q).status.code(), Some(0));
+    wait_listening(&root);
+    assert_eq!(servers_of(&root).len(), 1);
+    std::fs::remove_dir_all(&root).unwrap();
+    let took = wait_gone(&root);
+    assert!(took < Duration::from_secs(5), "stopped after {took:?}");
+    assert!(!root.exists(), "the stopping server recreated its root");
+    drop(dir);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn auto_and_off_never_start_a_server_and_an_unknown_value_reads_as_spawn() {
+    let (_dir, root) = root_with_entries();
+    let _reap = Reap(&root);
+    let r = root.to_str().unwrap();
+    let q = ["--json", "--data-root", r, "recall", "火锅"];
+    for mode in ["auto", "off"] {
+        assert_eq!(contents(&json(&call(mode, &q))), ["晚饭吃了火锅"]);
+        assert_eq!(servers_of(&root), Vec::<u32>::new(), "{mode} started a server");
+        assert!(!root.join("memlayers.sock").exists());
+    }
+    let fresh = root.parent().unwrap().join("fresh");
+    let _reap_fresh = Reap(&fresh);
+    let o = call("auto", &["--json", "--data-root", fresh.to_str().unwrap(), "recall", "火锅"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(fresh.is_dir());
+    assert_eq!(servers_of(&fresh), Vec::<u32>::new(), "auto started a server on a new root");
+    // A value that is none of the four warns, says what it reads as, and spawns.
+    let o = call("yes-please", &q);
+    assert_eq!(contents(&json(&o)), ["晚饭吃了火锅"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("MEMLAYERS_SERVER=\"yes-please\" is not spawn, auto, off or require; read as spawn, the default"),
+        "{err}"
+    );
+    assert_eq!(servers_of(&root).len(), 1);
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_default_call_whose_output_is_a_pipe_ends_while_its_server_stays() {
+    use std::io::Read;
+    let (_dir, root) = root_with_entries();
+    let _reap = Reap(&root);
+    let r = root.to_str().unwrap();
+    let mut child = Command::new(bin())
+        .env_remove("MEMLAYERS_SERVER")
+        .args(["--json", "--data-root", r, "recall", "牛奶"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (mut out, mut err) = (child.stdout.take().unwrap(), child.stderr.take().unwrap());
+    // Both pipes are read to EOF on threads: EOF comes once every holder of their write ends is
+    // gone, which a server that inherited them would delay by its whole life (600 s).
+    let (tx, rx) = std::sync::mpsc::channel();
+    let started = Instant::now();
+    std::thread::spawn(move || {
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        out.read_to_end(&mut o).unwrap();
+        err.read_to_end(&mut e).unwrap();
+        let _ = tx.send((o, e));
+    });
+    let got = rx.recv_timeout(Duration::from_secs(5));
+    let took = started.elapsed();
+    let (stdout, _stderr) = got.unwrap_or_else(|_| panic!("no EOF on the call's pipes after {took:?}"));
+    assert!(child.wait().unwrap().success());
+    let v: serde_json::Value = serde_json::from_slice(&stdout).unwrap();
+    assert_eq!(contents(&v), ["买了牛奶和面包"]);
+    // ... and the server it started is still there, for the calls that follow.
+    let pids = servers_of(&root);
+    assert_eq!(pids.len(), 1, "{pids:?}");
+    wait_listening(&root);
+    assert_eq!(contents(&json(&call("require", &["--json", "--data-root", r, "recall", "牛奶"]))), ["买了牛奶和面包"]);
+}

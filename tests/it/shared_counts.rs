@@ -5,17 +5,11 @@
 //! on a real data root.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 fn ml(root: &Path, args: &[&str]) -> Output {
     let common = ["--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai", "--now", "2026-10-21T03:10:00Z"];
-    let out = Command::new(env!("CARGO_BIN_EXE_memlayers"))
-        .env("MEMLAYERS_SERVER", "off")
-        .args(common)
-        .arg("--json")
-        .args(args)
-        .output()
-        .unwrap();
+    let out = crate::common::cli().args(common).arg("--json").args(args).output().unwrap();
     assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
     out
 }

@@ -318,7 +318,7 @@ fn a_writer_blocked_past_its_bound_fails_with_lock_timeout_not_a_hang() {
     let cfg = dir.path().join("cfg.json");
     std::fs::write(&cfg, r#"{"lockTimeoutMs": 300, "timezone": "Asia/Shanghai"}"#).unwrap();
     let t = Instant::now();
-    let out = Command::new(env!("CARGO_BIN_EXE_memlayers"))
+    let out = crate::common::cli()
         .arg("--data-root")
         .arg(&root)
         .arg("--config")

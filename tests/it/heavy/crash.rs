@@ -196,7 +196,7 @@ fn driver(root: &Path, op: &str, from: u64, archive: &Path) -> Running {
 }
 
 fn cli(root: &Path, args: &[String]) -> Running {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memlayers"));
+    let mut cmd = crate::common::cli();
     cmd.arg("--data-root").arg(root).args(["--tz", TZ, "--json"]).args(args);
     spawn(cmd)
 }
