@@ -496,6 +496,9 @@ pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
         config_names_zone: super::config_names_zone(cli),
     };
     eprintln!("memlayers: serving {} on {}", root.display(), socket.display());
+    // Replies go out before their usage hits are recorded ([`answer`]): the usage commit was
+    // about a third of a day-window query at 1M entries (issue 15).
+    mem.defer_hits(true);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -635,6 +638,9 @@ fn answer(stream: UnixStream, served: &Served, mem: &Memory) {
         let mut stream = stream;
         let _ = stream.write_all(format!("{text}\n").as_bytes());
     }
+    // The call's usage hits, held back so the reply went out first (serve sets
+    // Memory::defer_hits): recorded before the next call is read, each at its query's instant.
+    mem.record_deferred_hits();
 }
 
 /// Runs one call as the CLI would in its own process: the open handle's warnings first (an
