@@ -746,10 +746,10 @@ type Series = Box<dyn Fn(&RootRun) -> f64>;
 /// Latency (p50 over the classes' medians) against archive size, log–log, as an SVG.
 fn svg(runs: &[RootRun], machine_line: &str) -> String {
     let series: Vec<(&str, &str, Series)> = vec![
-        ("CLI, no window", "#d62728", Box::new(|r| class_median(r, Win::None, |c| &c.cli))),
-        ("CLI, day window", "#ff9896", Box::new(|r| class_median(r, Win::Day, |c| &c.cli))),
-        ("CLI serve, no window", "#ff7f0e", Box::new(|r| class_median(r, Win::None, |c| &c.served))),
-        ("CLI serve, day window", "#ffbb78", Box::new(|r| class_median(r, Win::Day, |c| &c.served))),
+        ("CLI in-process, no window", "#d62728", Box::new(|r| class_median(r, Win::None, |c| &c.cli))),
+        ("CLI in-process, day window", "#ff9896", Box::new(|r| class_median(r, Win::Day, |c| &c.cli))),
+        ("CLI via server, no window", "#ff7f0e", Box::new(|r| class_median(r, Win::None, |c| &c.served))),
+        ("CLI via server, day window", "#ffbb78", Box::new(|r| class_median(r, Win::Day, |c| &c.served))),
         ("library, no window", "#1f77b4", Box::new(|r| class_median(r, Win::None, |c| &c.lib))),
         ("library, day window", "#aec7e8", Box::new(|r| class_median(r, Win::Day, |c| &c.lib))),
         ("ripgrep, whole archive", "#2ca02c", Box::new(|r| class_median(r, Win::None, |c| &c.rg))),
