@@ -387,6 +387,12 @@ struct Served {
 }
 
 impl Served {
+    /// True when the server was started with a `--config` whose file no longer holds the bytes
+    /// it was loaded from (changed, or gone).
+    fn config_changed(&self) -> bool {
+        self.config.as_ref().is_some_and(|(own, bytes)| std::fs::read(own).ok().as_deref() != Some(bytes.as_slice()))
+    }
+
     /// Why the call `cli` (sent as root `root`) is not this server's to answer, if it is not.
     fn decline(&self, root: &Path, cwd: Option<&Path>, cli: &Cli) -> Option<String> {
         if !forwardable(&cli.cmd) {
@@ -406,8 +412,8 @@ impl Served {
         }
         match (cli.config.as_deref().map(resolve), &self.config) {
             (None, None) => {}
-            (Some(c), Some((own, bytes))) if same_path(&c, own) == Some(true) => {
-                if std::fs::read(own).ok().as_deref() != Some(bytes.as_slice()) {
+            (Some(c), Some((own, _))) if same_path(&c, own) == Some(true) => {
+                if self.config_changed() {
                     return Some("the --config file changed since the server started".into());
                 }
             }
@@ -541,6 +547,9 @@ pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
                     if socket_inode(&socket) != bound {
                         break Ended::SocketLost;
                     }
+                    if served.config_changed() {
+                        break Ended::ConfigChanged;
+                    }
                 }
                 () = &mut stop => break Ended::Signal,
             }
@@ -564,6 +573,7 @@ pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
         Ended::SocketLost => {
             eprintln!("memlayers: {} was removed or replaced by another server's; stopping", socket.display())
         }
+        Ended::ConfigChanged => eprintln!("memlayers: the --config file changed since this server started; stopping"),
         Ended::Idle | Ended::Signal => {}
     }
     mem.flush_usage()?;
@@ -583,6 +593,10 @@ enum Ended {
     RootGone,
     /// The socket was removed or replaced (by another server): no call can reach this one.
     SocketLost,
+    /// The server's `--config` file changed: it would decline every call from now on (each
+    /// declined call also restarted its idle time, so it never idled out: a newcomer's test),
+    /// and while it holds the socket no server with the new config can start.
+    ConfigChanged,
 }
 
 /// The device and inode of the folder `root`, `None` when it names none.
@@ -634,13 +648,20 @@ fn answer(stream: UnixStream, served: &Served, mem: &Memory) {
             },
         },
     };
-    if let Ok(text) = serde_json::to_string(&reply) {
+    let delivered = serde_json::to_string(&reply).is_ok_and(|text| {
         let mut stream = stream;
-        let _ = stream.write_all(format!("{text}\n").as_bytes());
-    }
+        stream.write_all(format!("{text}\n").as_bytes()).is_ok()
+    });
     // The call's usage hits, held back so the reply went out first (serve sets
     // Memory::defer_hits): recorded before the next call is read, each at its query's instant.
-    mem.record_deferred_hits();
+    // A reply that could not be written (the client gave up waiting, closed its socket, and
+    // ran the call itself: a Unix socket refuses the write at once) records none: that client
+    // recorded its own (a stalled server counted a call's hits twice: a newcomer's test).
+    if delivered {
+        mem.record_deferred_hits();
+    } else {
+        mem.discard_deferred_hits();
+    }
 }
 
 /// Runs one call as the CLI would in its own process: the open handle's warnings first (an

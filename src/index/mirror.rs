@@ -24,9 +24,9 @@ pub struct Known {
     pub mtime_ns: i64,
     /// Inode when mirrored.
     pub inode: i64,
-    /// ctime when mirrored, ns ([`crate::files::identity::ctime_ns`]). Cold files only: layer
-    /// files read as 0 and do not compare it. 0 also in cold rows written before migration
-    /// V7, so such a file is re-hashed once, its content compared, and the row completed.
+    /// ctime when mirrored, ns ([`crate::files::identity::ctime_ns`]). 0 in rows written before
+    /// migration V7 (cold files) or V10 (layer files), so such a file is re-hashed once, its
+    /// content compared, and the row completed.
     pub ctime_ns: i64,
     /// sha1 of the bytes mirrored.
     pub hash: String,
@@ -52,7 +52,7 @@ pub fn known_between(c: &Connection, table: Table, lo: &str, hi: &str) -> Result
     let sql = match table {
         Table::Files => "SELECT path, size, mtime_ns, inode, ctime_ns, hash FROM files WHERE path BETWEEN ?1 AND ?2",
         Table::LayerFiles => {
-            "SELECT path, size, mtime_ns, inode, 0, hash FROM layer_files WHERE path BETWEEN ?1 AND ?2"
+            "SELECT path, size, mtime_ns, inode, ctime_ns, hash FROM layer_files WHERE path BETWEEN ?1 AND ?2"
         }
     };
     let mut st = c.prepare_cached(sql)?;

@@ -121,6 +121,9 @@ pub struct LayerStat {
     pub mtime_ns: i64,
     /// Inode number.
     pub inode: i64,
+    /// Status-change time, ns since the Unix epoch (0 where the platform has none): it cannot
+    /// be set back, so a same-size edit with a restored mtime still differs (migration V10).
+    pub ctime_ns: i64,
 }
 
 /// The outcome of [`plan`].
@@ -145,7 +148,8 @@ pub fn plan(disk: &[LayerStat], known: &HashMap<String, Known>, scope: LayerScop
     let mut p = LayerPlan::default();
     for f in disk {
         match known.get(&f.rel) {
-            Some(k) if !full && k.size == f.size && k.mtime_ns == f.mtime_ns && k.inode == f.inode => {}
+            Some(k)
+                if !full && (k.size, k.mtime_ns, k.inode, k.ctime_ns) == (f.size, f.mtime_ns, f.inode, f.ctime_ns) => {}
             _ => p.check.push(f.clone()),
         }
     }
@@ -175,9 +179,9 @@ pub fn kind_of(rel: &str) -> Option<LayerKind> {
 }
 
 /// (size, mtime ns, inode) of a regular file; `None` when missing or not a regular file.
-pub fn stat_of(path: &Path) -> Option<(i64, i64, i64)> {
+pub fn stat_of(path: &Path) -> Option<(i64, i64, i64, i64)> {
     let m = std::fs::symlink_metadata(path).ok()?;
-    m.file_type().is_file().then(|| crate::files::identity::identity(&m))
+    m.file_type().is_file().then(|| full_ident(&m))
 }
 
 /// Lists the layer files of `scope` under `root` (regular files only; temp files
@@ -186,8 +190,8 @@ pub fn stat_of(path: &Path) -> Option<(i64, i64, i64)> {
 pub fn scan(root: &Path, scope: LayerScope) -> Result<Vec<LayerStat>> {
     let mut out = Vec::new();
     let mut push = |rel: String, kind: LayerKind| {
-        if let Some((size, mtime_ns, inode)) = stat_of(&root.join(&rel)) {
-            out.push(LayerStat { rel, kind, size, mtime_ns, inode });
+        if let Some((size, mtime_ns, inode, ctime_ns)) = stat_of(&root.join(&rel)) {
+            out.push(LayerStat { rel, kind, size, mtime_ns, inode, ctime_ns });
         }
     };
     push(HOT_FILE.to_string(), LayerKind::Hot);
@@ -220,10 +224,20 @@ pub fn upsert_row(c: &Connection, f: &LayerStat, bytes: &[u8]) -> Result<()> {
     let body = (f.kind != LayerKind::Usage).then_some(bytes);
     let chars = String::from_utf8_lossy(bytes).chars().count() as i64;
     c.prepare_cached(
-        "INSERT OR REPLACE INTO layer_files(path, kind, size, mtime_ns, inode, hash, chars, body) \
-         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        "INSERT OR REPLACE INTO layer_files(path, kind, size, mtime_ns, inode, ctime_ns, hash, chars, body) \
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
-    .execute(params![f.rel, f.kind.as_str(), f.size, f.mtime_ns, f.inode, sha1_hex(bytes), chars, body])?;
+    .execute(params![
+        f.rel,
+        f.kind.as_str(),
+        f.size,
+        f.mtime_ns,
+        f.inode,
+        f.ctime_ns,
+        sha1_hex(bytes),
+        chars,
+        body
+    ])?;
     Ok(())
 }
 
@@ -272,8 +286,8 @@ fn apply(
 /// Records a new stat for a layer file whose bytes did not change.
 fn update_stat(c: &Connection, f: &LayerStat) -> Result<()> {
     c.execute(
-        "UPDATE layer_files SET size = ?2, mtime_ns = ?3, inode = ?4 WHERE path = ?1",
-        params![f.rel, f.size, f.mtime_ns, f.inode],
+        "UPDATE layer_files SET size = ?2, mtime_ns = ?3, inode = ?4, ctime_ns = ?5 WHERE path = ?1",
+        params![f.rel, f.size, f.mtime_ns, f.inode, f.ctime_ns],
     )?;
     Ok(())
 }
@@ -354,10 +368,10 @@ fn apply_usage(
     }
     rep.usage_reloaded = true;
     tx.prepare_cached(
-        "INSERT OR REPLACE INTO layer_files(path, kind, size, mtime_ns, inode, hash, chars, body) \
-         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, NULL)",
+        "INSERT OR REPLACE INTO layer_files(path, kind, size, mtime_ns, inode, ctime_ns, hash, chars, body) \
+         VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULL)",
     )?
-    .execute(params![f.rel, f.kind.as_str(), d.size, f.mtime_ns, f.inode, d.sha1, d.chars])?;
+    .execute(params![f.rel, f.kind.as_str(), d.size, f.mtime_ns, f.inode, f.ctime_ns, d.sha1, d.chars])?;
     rep.files_mirrored += 1;
     Ok(())
 }
@@ -553,12 +567,11 @@ impl Store {
         use std::io::{Seek, SeekFrom};
         let path = self.root().join(USAGE_FILE);
         let Some(meta) = std::fs::symlink_metadata(&path).ok().filter(|m| m.is_file()) else { return Ok(None) };
-        let row: Option<(i64, i64, i64, String)> = c
-            .prepare_cached("SELECT size, mtime_ns, inode, hash FROM layer_files WHERE path = ?1")?
-            .query_row([USAGE_FILE], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        let row: Option<(FullIdent, String)> = c
+            .prepare_cached("SELECT size, mtime_ns, inode, ctime_ns, hash FROM layer_files WHERE path = ?1")?
+            .query_row([USAGE_FILE], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?), r.get(4)?)))
             .optional()?;
-        let (size, mtime_ns, inode) = crate::files::identity::identity(&meta);
-        if !full && row.as_ref().is_some_and(|r| (r.0, r.1, r.2) == (size, mtime_ns, inode)) {
+        if !full && row.as_ref().is_some_and(|r| r.0 == full_ident(&meta)) {
             return Ok(None);
         }
         if !wait {
@@ -577,7 +590,7 @@ impl Store {
             let fstat = |f: &std::fs::File| f.metadata().map(|m| full_ident(&m)).map_err(|e| Error::io(&path, e));
             let before = fstat(&file)?;
             let digest = ops::digest_of(&file).map_err(|e| Error::io(&path, e))?;
-            let staged = if row.as_ref().is_some_and(|r| r.3 == digest.sha1) {
+            let staged = if row.as_ref().is_some_and(|r| r.1 == digest.sha1) {
                 Staged { ident: before, digest, status: None }
             } else {
                 file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(&path, e))?;
@@ -631,8 +644,8 @@ impl Store {
         if !as_mirrored || crate::files::cas::replace(&path, &snap, bytes)? == crate::files::cas::Outcome::Changed {
             return Err(Error::Changed(path));
         }
-        if let Some((size, mtime_ns, inode)) = stat_of(&path) {
-            let f = LayerStat { rel: rel.to_string(), kind, size, mtime_ns, inode };
+        if let Some((size, mtime_ns, inode, ctime_ns)) = stat_of(&path) {
+            let f = LayerStat { rel: rel.to_string(), kind, size, mtime_ns, inode, ctime_ns };
             let _ = upsert_row(&c, &f, bytes);
         }
         Ok(())
@@ -662,7 +675,7 @@ mod tests {
     use super::*;
 
     fn st(rel: &str, size: i64) -> LayerStat {
-        LayerStat { rel: rel.into(), kind: kind_of(rel).unwrap(), size, mtime_ns: 5, inode: 9 }
+        LayerStat { rel: rel.into(), kind: kind_of(rel).unwrap(), size, mtime_ns: 5, inode: 9, ctime_ns: 0 }
     }
 
     #[test]

@@ -349,6 +349,12 @@ impl Memory {
         self.store.record_deferred_hits();
     }
 
+    /// Forgets the usage hits held back by [`Memory::defer_hits`], for a server whose reply
+    /// could not be delivered: its client gave up and ran the call itself, recording them.
+    pub fn discard_deferred_hits(&self) {
+        self.store.deferred_hits.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
     /// The ledger records of `keys` (as stored, not decayed).
     #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
     pub fn usage_records(&self, keys: &[String]) -> Result<Ledger> {

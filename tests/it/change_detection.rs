@@ -185,3 +185,45 @@ fn unwindowed_retrieve_and_by_tag_see_an_edit_made_before_the_call() {
         per_call(dir.path()).by_tag("旅行", None).unwrap().items.into_iter().map(|i| i.content).collect();
     assert_eq!(got, ["订了洱海边的民宿", "订了去大理的机票"]);
 }
+
+/// hot.md and usage.json edited in place to the same size, their mtime restored: seen through
+/// the ctime (migration V10) by a per-call handle and by a long-lived one (whose watch on the
+/// data root reports the write; the stat then differs only in ctime).
+#[test]
+#[cfg(all(unix, not(feature = "portable-fallback")))]
+fn same_size_edits_of_hot_md_and_usage_json_with_the_mtime_restored_are_seen() {
+    use memlayers::layers::usage::key;
+    let dir = root();
+    let (hot, usage) = (dir.path().join("hot.md"), dir.path().join("usage.json"));
+    let k = key("午饭吃了牛肉面");
+    std::fs::write(&hot, "# 关于林舟\n\n喜欢跑步。\n").unwrap();
+    let ledger = |w: u32| {
+        format!(
+            "{{\n  \"version\": 1,\n  \"entries\": {{\n    \"{k}\": {{\n      \"hits\": 3,\n      \"weight\": {w}\n    }}\n  }}\n}}\n"
+        )
+    };
+    std::fs::write(&usage, ledger(12)).unwrap();
+    // Rewrites `p` in place with `text` (same size) and puts its mtime back.
+    let edit = |p: &Path, text: &str| {
+        let before = std::fs::metadata(p).unwrap();
+        assert_eq!(before.len(), text.len() as u64);
+        std::fs::OpenOptions::new().write(true).open(p).unwrap().write_all(text.as_bytes()).unwrap();
+        std::fs::File::options().write(true).open(p).unwrap().set_modified(before.modified().unwrap()).unwrap();
+        let after = std::fs::metadata(p).unwrap();
+        assert_eq!((after.len(), after.modified().unwrap()), (before.len(), before.modified().unwrap()));
+    };
+    let weight = |m: &Memory| m.usage_records(std::slice::from_ref(&k)).unwrap().entries[&k].weight;
+    let long = Memory::open(dir.path(), config()).unwrap().with_now(at(NOW));
+    assert_eq!(long.hot_get().unwrap().content.trim_end(), "# 关于林舟\n\n喜欢跑步。");
+    assert_eq!(weight(&long), 12.0);
+    // 舟, 洲 and 州 are 3 bytes each in UTF-8; 12 and 13 two digits.
+    edit(&hot, "# 关于林洲\n\n喜欢跑步。\n");
+    edit(&usage, &ledger(13));
+    assert_eq!(long.hot_get().unwrap().content.trim_end(), "# 关于林洲\n\n喜欢跑步。");
+    assert_eq!(weight(&long), 13.0);
+    edit(&hot, "# 关于林州\n\n喜欢跑步。\n");
+    edit(&usage, &ledger(14));
+    let pc = per_call(dir.path());
+    assert_eq!(pc.hot_get().unwrap().content.trim_end(), "# 关于林州\n\n喜欢跑步。");
+    assert_eq!(weight(&pc), 14.0);
+}

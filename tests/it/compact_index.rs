@@ -115,9 +115,9 @@ fn an_index_made_by_the_v7_schema_is_rebuilt_and_answers_as_a_new_one() {
     let c = m_old.conn().unwrap();
     let kind: String = c.query_row("SELECT type FROM sqlite_schema WHERE name = 'entries'", [], |r| r.get(0)).unwrap();
     assert_eq!(kind, "view");
-    // V8, then V9 (fts_counts), the newest.
+    // V8, then V9 (fts_counts) and V10 (layer_files.ctime_ns), the newest.
     let version: i64 = c.query_row("SELECT max(version) FROM refinery_schema_history", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, 9);
+    assert_eq!(version, 10);
     // The view gives back every column V7 stored, row for row.
     assert_eq!(v7_rows(&c), before);
     drop(c);

@@ -469,3 +469,71 @@ fn a_default_call_whose_output_is_a_pipe_ends_while_its_server_stays() {
     wait_listening(&root);
     assert_eq!(contents(&json(&call("require", &["--json", "--data-root", r, "recall", "牛奶"]))), ["买了牛奶和面包"]);
 }
+
+/// A call whose client gave up waiting (it closed its socket and ran the call itself) is not
+/// counted again by the server: its reply cannot be written, so its usage hits are dropped.
+#[test]
+fn a_request_whose_client_gave_up_records_no_usage_hit() {
+    use std::io::Write;
+    let (_dir, root) = root_with_entries();
+    let r = root.to_str().unwrap();
+    let server = Server::start(&root, &[]);
+    // The server is stopped while a client sends its request and goes away, as one would
+    // after its 15 s wait.
+    server.signal("-STOP");
+    let req = serde_json::json!({
+        "v": 1,
+        "root": r,
+        "argv": ["memlayers", "--json", "--data-root", r, "recall", "牛奶"],
+        "cwd": std::env::current_dir().unwrap(),
+    });
+    let mut s = std::os::unix::net::UnixStream::connect(root.join("memlayers.sock")).unwrap();
+    writeln!(s, "{req}").unwrap();
+    drop(s);
+    server.signal("-CONT");
+    // Calls are answered in order: once this one is, the abandoned one was run before it.
+    let o = call("require", &["--json", "--data-root", r, "recall", "火锅"]);
+    assert_eq!(contents(&json(&o)), ["晚饭吃了火锅"]);
+    let mut server = server;
+    server.signal("-TERM");
+    assert_eq!(server.wait(), Some(0));
+    let c = rusqlite::Connection::open(root.join("index.sqlite3")).unwrap();
+    let hits: Vec<(String, i64)> = c
+        .prepare("SELECT text, hits FROM usage ORDER BY text")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    assert_eq!(hits, [("晚饭吃了火锅".to_string(), 1)]);
+}
+
+/// A server whose `--config` file changed can answer no call any more (it declines them): it
+/// stops within seconds, leaving no socket, so that the next call starts one with the new file.
+#[test]
+fn a_server_stops_when_its_config_file_changes() {
+    let (dir, root) = root_with_entries();
+    let r = root.to_str().unwrap();
+    let cfg = dir.path().join("cf.json");
+    std::fs::write(&cfg, r#"{"hotLimit": 600}"#).unwrap();
+    let child = Command::new(bin())
+        .args(["--data-root", r, "--config", cfg.to_str().unwrap(), "serve", "--idle-exit", "600"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut server = Server { child };
+    let sock = root.join("memlayers.sock");
+    let t = Instant::now();
+    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
+        assert!(t.elapsed() < Duration::from_secs(60), "the server never listened");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let q = ["--json", "--data-root", r, "--config", cfg.to_str().unwrap(), "recall", "牛奶"];
+    assert_eq!(contents(&json(&call("require", &q))), ["买了牛奶和面包"]);
+    std::fs::write(&cfg, r#"{"hotLimit": 700}"#).unwrap();
+    let t = Instant::now();
+    assert_eq!(server.wait(), Some(0));
+    assert!(t.elapsed() < Duration::from_secs(10), "stopped after {:?}", t.elapsed());
+    assert!(!sock.exists());
+}
