@@ -516,19 +516,8 @@ fn a_server_stops_when_its_config_file_changes() {
     let r = root.to_str().unwrap();
     let cfg = dir.path().join("cf.json");
     std::fs::write(&cfg, r#"{"hotLimit": 600}"#).unwrap();
-    let child = Command::new(bin())
-        .args(["--data-root", r, "--config", cfg.to_str().unwrap(), "serve", "--idle-exit", "600"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut server = Server { child };
+    let mut server = Server::start(&root, &["--config", cfg.to_str().unwrap(), "--idle-exit", "600"]);
     let sock = root.join("memlayers.sock");
-    let t = Instant::now();
-    while std::os::unix::net::UnixStream::connect(&sock).is_err() {
-        assert!(t.elapsed() < Duration::from_secs(60), "the server never listened");
-        std::thread::sleep(Duration::from_millis(20));
-    }
     let q = ["--json", "--data-root", r, "--config", cfg.to_str().unwrap(), "recall", "牛奶"];
     assert_eq!(contents(&json(&call("require", &q))), ["买了牛奶和面包"]);
     std::fs::write(&cfg, r#"{"hotLimit": 700}"#).unwrap();
