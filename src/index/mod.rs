@@ -6,6 +6,7 @@
 //! with a busy timeout, so readers never block on the single writer.
 
 pub mod check;
+pub mod fts5_aux;
 pub mod mirror;
 pub mod pool;
 pub mod segment;
@@ -72,6 +73,7 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     c.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
     #[cfg(all(unix, target_pointer_width = "64"))]
     c.pragma_update(None, "mmap_size", MMAP_BYTES)?;
+    fts5_aux::register(c)?;
     Ok(())
 }
 
@@ -302,7 +304,7 @@ pub fn open_read_only(root: &Path) -> Result<(DbPool, OpenState, ReadOnlyIndex)>
         if Connection::open_with_flags(&uri, flags).is_ok_and(|c| up_to_date_conn(&c).is_some()) {
             let manager = SqliteConnectionManager::file(&uri).with_flags(flags).with_init(|c| {
                 c.pragma_update(None, "cache_size", -32_000)?;
-                Ok(())
+                fts5_aux::register(c)
             });
             let pool = DbPool::Shared(shared_pool().build(manager).map_err(Error::pool)?);
             return Ok((pool, OpenState::Current, ReadOnlyIndex::InPlace));

@@ -13,12 +13,15 @@
 //! * each phrase's document frequency from a count, memoised per state of the FTS5 index (the
 //!   structure record, id 10, which FTS5 rewrites on every change to the index): a long-lived
 //!   handle counts a frequent word once, not on every query;
-//! * each candidate's term frequencies and token count from its tag and content, counted
-//!   ([`Counter`]) by the rules of the segmenter the index was built with (`index::segment`):
-//!   FTS5's `unicode61` tokenizer reads the segmented text back token for token, so the
-//!   counts are the ones FTS5 stores. Counting in the raw text instead of segmenting it made
-//!   scoring 500 candidates several times cheaper (segmenting, stemming and allocating for
-//!   every token were most of a windowed query's time, issue 15).
+//! * each candidate's term frequencies and token count: for candidates found through FTS5,
+//!   from FTS5 itself (`ml_counts`, [`crate::index::fts5_aux`]: the instances in the position
+//!   lists it decoded to match the row, folded by [`fold_counts`], and the row's docsize
+//!   record, [`docsize_tokens`]), so no entry's text is read to score it; for candidates found
+//!   by reading a window's rows (the scans of `query::search`), from their tag and content,
+//!   counted ([`Counter`]) by the rules of the segmenter the index was built with
+//!   (`index::segment`): FTS5's `unicode61` tokenizer reads the segmented text back token for
+//!   token, so the counts are the ones FTS5 stores. Reading each candidate's text and counting
+//!   it cost ~12 000 instructions a candidate, FTS5's counts about a third of that (issue 15).
 //!
 //! Formula (fts5_aux.c, `fts5Bm25Function`), for each phrase `p` of the query:
 //!
@@ -310,16 +313,31 @@ impl DfMemo {
             }
             left |= self.expansions[&p.token].as_ref().is_none_or(|t| t.len() > MAX_TERMS);
         }
-        let fts = q.fts_with(|p| match self.expansions.get(&p.token) {
-            Some(Some(terms)) if p.prefix && !terms.is_empty() && terms.len() <= MAX_TERMS => {
+        let listed = |p: &crate::index::segment::Probe| match self.expansions.get(&p.token) {
+            Some(Some(terms)) if p.prefix && !terms.is_empty() && terms.len() <= MAX_TERMS => Some(terms),
+            _ => None,
+        };
+        let fts = q.fts_with(|p| match listed(p) {
+            Some(terms) => {
                 let own = format!("({})", terms.iter().map(|t| quoted(t)).collect::<Vec<_>>().join(" OR "));
                 match &p.alt {
                     Some(a) => format!("({own} OR \"{a}\")"),
                     None => own,
                 }
             }
-            _ => p.fts(),
+            None => p.fts(),
         });
+        // The phrase of `phrases(q)` behind each FTS5 phrase of `fts`, in the order both list
+        // them (the probes of distinct terms; each probe's own phrase, then its stem's).
+        let mut phrase_of = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        for p in q.probes.iter().filter(|ps| seen.insert(*ps)).flatten() {
+            let own = phrase_of.last().map_or(0, |l: &usize| l + 1);
+            phrase_of.extend(std::iter::repeat_n(own, listed(p).map_or(1, Vec::len)));
+            if p.alt.is_some() {
+                phrase_of.push(own + 1);
+            }
+        }
         let distinct: std::collections::HashSet<_> = q.probes.iter().collect();
         let single = match (distinct.len(), q.probes[0].as_slice()) {
             (1, [p]) if p.prefix && p.alt.is_none() => {
@@ -327,7 +345,7 @@ impl DfMemo {
             }
             _ => None,
         };
-        Ok(Expanded { fts, left, single })
+        Ok(Expanded { fts, left, single, phrase_of })
     }
 
     /// Starts over when the index changed state or the memo is full ([`MEMO_PHRASES`]).
@@ -357,6 +375,10 @@ pub struct Expanded {
     /// For a query of one prefix probe (no stem) left as a prefix: its terms, when listed
     /// (at most [`crate::query::prefix::MAX_LISTED`]).
     pub single: Option<Vec<String>>,
+    /// For each FTS5 phrase of `fts`, in the order FTS5 numbers them (left to right), the
+    /// index of its phrase in [`phrases`]: an expanded prefix probe is one phrase there and one
+    /// per term here. Folds `index::fts5_aux` counts into BM25's ([`fold_counts`]).
+    pub phrase_of: Vec<usize>,
 }
 
 /// A term as an FTS5 string (double quotes, inner quotes doubled).
@@ -519,6 +541,39 @@ pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &Tokens) 
         }
     }
     score_counts(&freq, n, idf, avgdl)
+}
+
+/// Folds one row's [`crate::index::fts5_aux`] counts (the BLOB of `ml_counts`) into BM25's
+/// per-phrase frequencies `f` (one slot per phrase of [`phrases`], zeroed here): each FTS5
+/// phrase's body instances count 1.0 and its tag instances 2.0 ([`WEIGHTS`]), added to the
+/// phrase `phrase_of` maps it to ([`Expanded::phrase_of`]). Returns the row's token count
+/// over both columns, or `None` when the BLOB does not hold `phrase_of.len()` phrases.
+pub fn fold_counts(blob: &[u8], phrase_of: &[usize], f: &mut [f64]) -> Option<()> {
+    use crate::index::fts5_aux::COLUMNS;
+    if blob.len() != 4 * COLUMNS * phrase_of.len() {
+        return None;
+    }
+    f.iter_mut().for_each(|x| *x = 0.0);
+    let mut words = blob.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]));
+    for &p in phrase_of {
+        let (body, tag) = (words.next()?, words.next()?);
+        *f.get_mut(p)? += WEIGHTS[1] * f64::from(body) + WEIGHTS[0] * f64::from(tag);
+    }
+    Some(())
+}
+
+/// A row's token count over every column from its `entries_fts_docsize.sz` BLOB (one varint
+/// per column, FTS5's docsize record: fts5_storage.c, `sqlite3Fts5StorageDocsize`); a value
+/// missing from a short record counts 0, as FTS5 reads it.
+pub fn docsize_tokens(sz: &[u8]) -> usize {
+    let mut at = 0;
+    let mut n = 0u64;
+    for _ in 0..WEIGHTS.len() {
+        let Some((v, k)) = varint(sz, at) else { break };
+        n += v;
+        at += k;
+    }
+    n as usize
 }
 
 /// The BM25 formula (module docs) on counts: `f` the weighted instance count of each phrase,

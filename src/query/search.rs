@@ -30,7 +30,7 @@
 //! always wins.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::index::Store;
@@ -245,20 +245,28 @@ pub fn candidates(limit: usize) -> usize {
 /// 00:00 UTC of the id's date), as SQL.
 const ROW_TS_MS: &str = "(((r.id >> 20) - 719163) * 86400000 + r.ts_off)";
 
-/// The SQL of the candidate rows: the matches, newest first, at most [`MAX_SCORED`], as `id,
-/// tag, content, ts_ms` from `entry_rows` (the `entries` view's dates and file names are computed
-/// only for the hits). The window (if any) is a rowid constraint inside the FTS5 query (FTS5
-/// walks its doclists in rowid order from the window's end and stops at the cap), and an
-/// exact UTC filter (if any, in ms since 1970) applies before the cap. No `bm25()`: memlayers
-/// scores the rows itself ([`crate::query::bm25`]). Parameters: `?1` MATCH, `?2` the cap,
-/// `?3`/`?4` rowid range, `?5`/`?6` the UTC filter's bounds.
+/// The SQL of the candidate rows: the matches, newest first, at most [`MAX_SCORED`], as the
+/// rowid and the row's BM25 counts (`ml_counts`, [`crate::index::fts5_aux`]): each phrase's
+/// instances per column and the row's token count, from the position lists FTS5 decoded to
+/// match the row and its docsize table. The entries' texts are not read here: only the top K
+/// by BM25 need theirs ([`ranked`]). The window (if any) is a rowid constraint inside the FTS5
+/// query (FTS5 walks its doclists in rowid order from the window's end and stops at the cap),
+/// and an exact UTC filter (if any, in ms since 1970, on `entry_rows`' instant) applies before
+/// the cap. No `bm25()`: its IDF counts every match of each phrase in the whole index;
+/// memlayers memoises those counts and scores the rows itself ([`crate::query::bm25`]).
+/// Parameters: `?1` MATCH, `?2` the cap, `?3`/`?4` rowid range, `?5`/`?6` the UTC filter's
+/// bounds.
 pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
     let window = if windowed { " AND f.rowid BETWEEN ?3 AND ?4" } else { "" };
-    let ts = if ts_filter { format!(" AND {ROW_TS_MS} >= ?5 AND {ROW_TS_MS} < ?6") } else { String::new() };
+    let (join, ts) = if ts_filter {
+        (" JOIN entry_rows r ON r.id = f.rowid", format!(" AND {ROW_TS_MS} >= ?5 AND {ROW_TS_MS} < ?6"))
+    } else {
+        ("", String::new())
+    };
     format!(
-        "SELECT r.id, r.tag, r.tag_id, r.content, {ROW_TS_MS} FROM entries_fts f \
-         JOIN entry_rows r ON r.id = f.rowid \
-         WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid DESC LIMIT ?2"
+        "SELECT f.rowid, {}(entries_fts), d.sz FROM entries_fts f \
+         JOIN entries_fts_docsize d ON d.id = f.rowid{join} WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid DESC LIMIT ?2",
+        crate::index::fts5_aux::COUNTS_FN
     )
 }
 
@@ -364,22 +372,21 @@ impl crate::layers::usage::ops::Hit for Scored {
 
 /// Scores candidates (`(candidate, bm25)`) with the one documented score (module docs) and
 /// sorts them best first, ties newest first. `usage` holds each candidate's usage weight
-/// 0–100.
+/// 0–100; `range` is the lowest and highest `r = −BM25` of the whole candidate set, which the
+/// text term is min-max normalised over ([`text_range`]).
 pub fn score_candidates(
     rows: Vec<(Scored, f64)>,
     usage: &[f64],
     now: DateTime<Utc>,
     tau_days: Option<f64>,
     w: RankWeights,
+    range: (f64, f64),
 ) -> Vec<(Scored, ScoreParts)> {
-    let rs: Vec<f64> = rows.iter().map(|(_, b)| -b).collect();
-    let (lo, hi) = rs.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), r| (l.min(*r), h.max(*r)));
     let mut scored: Vec<(Scored, ScoreParts)> = rows
         .into_iter()
         .zip(usage)
         .map(|((item, bm25), &weight)| {
-            let r = -bm25;
-            let text = if hi > lo { (r - lo) / (hi - lo) } else { 1.0 };
+            let text = text_term(bm25, range);
             let age_days = (now - item.ts).num_seconds() as f64 / 86_400.0;
             let recent = recent_bonus(age_days);
             let recency = tau_days.map(|tau| (-age_days.max(0.0) / tau).exp()).unwrap_or(0.0);
@@ -392,9 +399,30 @@ pub fn score_candidates(
     scored
 }
 
-/// A candidate row: its id, what its BM25 needs ([`bm25::Counter`]) and what the rest of the
-/// score needs (instant, text), kept from the row the candidate was read from: reading the
-/// top K's rows again cost K more b-tree descents per query (issue 15).
+/// The lowest and highest `r = −BM25` of a candidate set (`bm25`: the sets' BM25 values); the
+/// empty set gives `(+∞, −∞)`.
+pub fn text_range(bm25: impl Iterator<Item = f64>) -> (f64, f64) {
+    bm25.fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), b| (l.min(-b), h.max(-b)))
+}
+
+/// The text term of a candidate with BM25 `bm25`: `(r − r_min) / (r_max − r_min)` with
+/// `r = −bm25` over `range` ([`text_range`]), 1 when the range is one value.
+pub fn text_term(bm25: f64, (lo, hi): (f64, f64)) -> f64 {
+    if hi > lo { (-bm25 - lo) / (hi - lo) } else { 1.0 }
+}
+
+/// The most the bounded terms of the score can add to a candidate's text term: `W_usage`
+/// (weight ≤ 100, [`crate::layers::usage::MAX_WEIGHT`]) + `W_recent` (bonus ≤ 1) + `W_recency`
+/// (only with a recency time constant; `exp(−Δt/τ)` ≤ 1 for Δt ≥ 0). Config keeps each
+/// weight in 0–10.
+pub fn bonus_bound(w: RankWeights, tau_days: Option<f64>) -> f64 {
+    w.usage.max(0.0) + w.recent.max(0.0) + if tau_days.is_some() { w.recency.max(0.0) } else { 0.0 }
+}
+
+/// A candidate row: its id, what its BM25 needs, and what the rest of the score needs
+/// (instant, text) when the pass that found it read the row anyway (the window scans): reading
+/// the top K's rows again cost K more b-tree descents per query (issue 15). Candidates from
+/// FTS5's counts ([`ranked_sql`]) carry no row; [`ranked`] reads the rows it scores.
 #[derive(Debug, Clone)]
 pub struct Candidate {
     /// Entry id.
@@ -403,16 +431,20 @@ pub struct Candidate {
     pub f: Box<[f64]>,
     /// Tokens of the entry, both columns.
     pub len: usize,
-    /// The entry's UTC instant, ms since 1970.
-    pub ts_ms: i64,
-    /// The entry's text (without tag and source marker).
-    pub content: String,
+    /// The entry's UTC instant (ms since 1970) and text (without tag and source marker), when
+    /// read.
+    pub row: Option<(i64, String)>,
 }
 
 impl Candidate {
     /// The candidate `id` (instant `ts_ms`, text `content`) as `counter` last counted it.
     fn counted(id: i64, counter: &bm25::Counter, ts_ms: i64, content: &str) -> Candidate {
-        Candidate { id, f: counter.f.clone().into_boxed_slice(), len: counter.len, ts_ms, content: content.to_string() }
+        Candidate {
+            id,
+            f: counter.f.clone().into_boxed_slice(),
+            len: counter.len,
+            row: Some((ts_ms, content.to_string())),
+        }
     }
 }
 
@@ -459,28 +491,81 @@ pub fn ranked(
     // Best BM25 first; among equals the newest.
     scored.sort_by(|a, b| a.1.total_cmp(&b.1).then(b.0.id.cmp(&a.0.id)));
     scored.truncate(candidates(opts.limit));
-    // The instant and text of the top K (what the score needs) were kept from their rows; the
-    // `entries` view's columns are read only for the `limit` returned.
-    let (mut top, mut bm) = (Vec::with_capacity(scored.len()), Vec::with_capacity(scored.len()));
-    for (r, b) in scored {
+    let range = text_range(scored.iter().map(|(_, b)| *b));
+    // The score of a candidate is its text term plus at most `bonus` (bonus_bound), and the
+    // list is in text order: the best `limit` are read and scored first; after them, only the
+    // candidates whose text plus `bonus` reaches the `limit`-th score so far can still enter
+    // the answer (Fagin's threshold algorithm), and only those are read. Same answer as
+    // scoring all K: the others score below it. Usually a dozen rows are read, not K = 50
+    // (each a row read and a usage lookup, issue 15).
+    let bonus = bonus_bound(opts.weights, opts.tau_days);
+    let mut rest = scored.into_iter();
+    let first: Vec<_> = rest.by_ref().take(opts.limit).collect();
+    let mut best = read_and_score(c, first, opts, weights, range)?;
+    let kth = if best.len() >= opts.limit { best[opts.limit - 1].1.score } else { f64::NEG_INFINITY };
+    // A margin of 1e-9 for rounding: a candidate that could tie the limit-th is read too.
+    let more: Vec<_> = rest.take_while(|(_, b)| text_term(*b, range) + bonus + 1e-9 >= kth).collect();
+    if !more.is_empty() {
+        best.extend(read_and_score(c, more, opts, weights, range)?);
+        best.sort_by(|a, b| {
+            b.1.score.total_cmp(&a.1.score).then_with(|| b.0.ts.cmp(&a.0.ts)).then(b.0.id.cmp(&a.0.id))
+        });
+    }
+    best.truncate(opts.limit);
+    let ids: Vec<i64> = best.iter().map(|(s, _)| s.id).collect();
+    let mut items = crate::query::items_by_id(c, &ids)?;
+    Ok(best.into_iter().filter_map(|(s, parts)| items.remove(&s.id).map(|item| (item, parts))).collect())
+}
+
+/// Scores `batch` (candidates with their BM25) with the one documented score over the
+/// candidate set's `range`: each candidate's instant and text kept from its row when a scan
+/// read it, else read now ([`rows_by_id`]), and its usage weight. A row deleted since it
+/// matched drops out. Best first.
+fn read_and_score(
+    c: &Connection,
+    batch: Vec<(Candidate, f64)>,
+    opts: &RankOpts,
+    weights: &dyn Fn(&[Scored]) -> Vec<f64>,
+    range: (f64, f64),
+) -> Result<Vec<(Scored, ScoreParts)>> {
+    let unread: Vec<i64> = batch.iter().filter(|(r, _)| r.row.is_none()).map(|(r, _)| r.id).collect();
+    let mut read = rows_by_id(c, &unread)?;
+    let (mut top, mut bm) = (Vec::with_capacity(batch.len()), Vec::with_capacity(batch.len()));
+    for (r, b) in batch {
+        let Some((ts_ms, content)) = r.row.or_else(|| read.remove(&r.id)) else { continue };
         // Out of chrono's range (never written by memlayers): as old as can be, no bonus.
-        let ts = DateTime::from_timestamp_millis(r.ts_ms).unwrap_or(DateTime::<Utc>::MIN_UTC);
-        top.push(Scored { id: r.id, ts, content: r.content });
+        let ts = DateTime::from_timestamp_millis(ts_ms).unwrap_or(DateTime::<Utc>::MIN_UTC);
+        top.push(Scored { id: r.id, ts, content });
         bm.push(b);
     }
     let usage = weights(&top);
-    let mut scored = score_candidates(top.into_iter().zip(bm).collect(), &usage, opts.now, opts.tau_days, opts.weights);
-    scored.truncate(opts.limit);
-    let ids: Vec<i64> = scored.iter().map(|(s, _)| s.id).collect();
-    let mut items = crate::query::items_by_id(c, &ids)?;
-    Ok(scored.into_iter().filter_map(|(s, parts)| items.remove(&s.id).map(|item| (item, parts))).collect())
+    Ok(score_candidates(top.into_iter().zip(bm).collect(), &usage, opts.now, opts.tau_days, opts.weights, range))
 }
 
-/// The candidate rows through FTS5 ([`ranked_sql`]), counted with `counter`.
+/// The instant (ms since 1970) and text of the entries `ids`, by id; ids with no row are left
+/// out. One rowid lookup each through one cached statement: cheaper than one statement over a
+/// `json_each` list of the ids (~5 000 instructions a row at K = 50, issue 15).
+fn rows_by_id(c: &Connection, ids: &[i64]) -> Result<std::collections::HashMap<i64, (i64, String)>> {
+    let mut out = std::collections::HashMap::with_capacity(ids.len());
+    if ids.is_empty() {
+        return Ok(out);
+    }
+    let mut st = c.prepare_cached(&format!("SELECT {ROW_TS_MS}, r.content FROM entry_rows r WHERE r.id = ?1"))?;
+    for &id in ids {
+        if let Some(row) = st.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).optional()? {
+            out.insert(id, row);
+        }
+    }
+    Ok(out)
+}
+
+/// The candidate rows through FTS5 ([`ranked_sql`]), with the BM25 counts FTS5 gives for each
+/// (`phrase_of`: [`bm25::Expanded::phrase_of`] of `fts`; `phrases`: how many phrases
+/// [`bm25::phrases`] has).
 fn fts_candidates(
     c: &Connection,
-    counter: &mut bm25::Counter,
-    fts: &str,
+    (fts, phrase_of): (&str, &[usize]),
+    phrases: usize,
     range: Option<(i64, i64)>,
     ts_ms: Option<(i64, i64)>,
 ) -> Result<Vec<Candidate>> {
@@ -494,11 +579,14 @@ fn fts_candidates(
     let n = st.parameter_count();
     let mut rows = st.query(&all[..n])?;
     let mut out = Vec::new();
-    let mut tags = TagNames::default();
+    let mut f = vec![0.0; phrases];
     while let Some(r) = rows.next()? {
-        let content = text(r, 3)?;
-        counter.count(tags.get(c, opt_text(r, 1)?, r.get(2)?)?, content);
-        out.push(Candidate::counted(r.get(0)?, counter, r.get(4)?, content));
+        let id = r.get(0)?;
+        bm25::fold_counts(bytes(r, 1)?, phrase_of, &mut f).ok_or_else(|| {
+            let why = format!("{}: the counts of entry {id} do not fit {fts:?}", crate::index::fts5_aux::COUNTS_FN);
+            rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH), Some(why))
+        })?;
+        out.push(Candidate { id, f: f.as_slice().into(), len: bm25::docsize_tokens(bytes(r, 2)?), row: None });
     }
     Ok(out)
 }
@@ -686,7 +774,7 @@ impl Store {
         let c = self.conn()?;
         // Prefix probes as the OR of their terms where the index can list them
         // (`query::prefix`); `short` when some prefix probe is left as a prefix.
-        let bm25::Expanded { fts, left: short, single } =
+        let bm25::Expanded { fts, left: short, single, phrase_of } =
             self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).expanded_fts(&c, q)?;
         let ts_ms = match &ts {
             None => None,
@@ -734,20 +822,20 @@ impl Store {
                         WINDOW_SCAN_ROWS,
                     )?;
                     if rows.len() < MAX_SCORED.min(matched as usize) && read >= WINDOW_SCAN_ROWS {
-                        fts_candidates(&c, &mut counter, &fts, range, ts_ms)?
+                        fts_candidates(&c, (&fts, &phrase_of), counter.phrases().len(), range, ts_ms)?
                     } else {
                         scanned = true;
                         rows
                     }
                 } else {
-                    fts_candidates(&c, &mut counter, &fts, range, ts_ms)?
+                    fts_candidates(&c, (&fts, &phrase_of), counter.phrases().len(), range, ts_ms)?
                 };
                 (rows, matched)
             }
             _ => {
                 // A window: the candidates first; fewer than the cap are every match, and
                 // only a capped answer needs the count.
-                let rows = fts_candidates(&c, &mut counter, &fts, range, ts_ms)?;
+                let rows = fts_candidates(&c, (&fts, &phrase_of), counter.phrases().len(), range, ts_ms)?;
                 let matched = if rows.len() < MAX_SCORED {
                     rows.len() as i64
                 } else {

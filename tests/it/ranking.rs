@@ -238,10 +238,8 @@ fn a_one_character_query_in_a_window_counts_and_ranks_every_match() {
     let (_dir, m) = cats("");
     // NOW is 2026-11-29 (Sunday): 上周五 = 2026-11-20.
     let (items, matched, sql) = ask_explained(&m, "上周五 猫");
-    assert!(
-        sql.starts_with("SELECT r.id, r.tag, r.tag_id, r.content, ") && sql.contains(" FROM entries_fts f"),
-        "{sql}"
-    );
+    // Through FTS5, with the counts it decoded (no entry text read for the candidates).
+    assert!(sql.starts_with("SELECT f.rowid, ml_counts(entries_fts), d.sz FROM entries_fts f"), "{sql}");
     assert_eq!(matched, 3);
     // BM25 by hand: one phrase "猫"* (its IDF a common factor), k1 = 1.2, b = 0.75, tag ×2.
     // Tokens: 给猫买了猫粮 → 给猫 猫买 买了 了猫 猫粮 粮 (D 6; f 2: 猫买, 猫粮); tag 猫 (f 2) +
@@ -254,6 +252,33 @@ fn a_one_character_query_in_a_window_counts_and_ranks_every_match() {
     assert_eq!(items, want.map(|(c, s)| (c.to_string(), s)));
     let (items, matched, _) = ask_explained(&m, "上周五 車");
     assert_eq!((items.len(), items[0].0.as_str(), matched), (1, "修了車子", 1));
+}
+
+#[test]
+fn a_candidate_below_the_first_limit_by_text_still_wins_on_usage() {
+    // The ranking reads the best `limit` candidates by BM25 first and then only those whose
+    // text term plus the largest bonus can still reach the limit-th score. With limit 1 and
+    // rankUsageWeight 10, the bonus can reach 10.1 (10 × weight/100 + 0.1 × recent), so the
+    // second candidate by text must be read, and its usage makes it the answer.
+    let (dir, m) = cats("");
+    drop(m);
+    let cfg = Config { rank: memlayers::RankWeights { usage: 10.0, ..Default::default() }, ..config() };
+    let m = Memory::open(dir.path(), cfg).unwrap().with_now(at(NOW));
+    // One recall that returns only 去了宠物医院打疫苗做检查: weight 50 + 6 = 56 (clock pinned).
+    assert_eq!(m.recall("疫苗", Some(10), None).unwrap().items.len(), 1);
+    let r = m.retrieve(&RetrieveArgs { query: "上周五 猫".into(), limit: Some(1), ..Default::default() }).unwrap();
+    // Texts worked out in a_one_character_query_in_a_window_counts_and_ranks_every_match:
+    // 1, 0.22182, 0. Scores: 给猫买了猫粮 1 + 10 × 0.5 + 0.1 = 6.1; the hospital visit
+    // 0.22182 + 10 × 0.56 + 0.1 = 5.92182 — below.
+    assert_eq!(r.items.len(), 1);
+    assert_eq!((r.items[0].content.as_str(), r.items[0].score), ("给猫买了猫粮", Some(6.1)));
+    // That answer was a hit (给猫买了猫粮: 56, 1 + 5.6 + 0.1 = 6.7); two more recalls of the
+    // visit: 68, 0.22182 + 6.8 + 0.1 = 7.12182, now above.
+    for _ in 0..2 {
+        assert_eq!(m.recall("疫苗", Some(10), None).unwrap().items.len(), 1);
+    }
+    let r = m.retrieve(&RetrieveArgs { query: "上周五 猫".into(), limit: Some(1), ..Default::default() }).unwrap();
+    assert_eq!((r.items[0].content.as_str(), r.items[0].score), ("去了宠物医院打疫苗做检查", Some(7.1218)));
 }
 
 #[test]
@@ -401,10 +426,31 @@ fn own_bm25_equals_fts5_bm25() {
             assert!((b - w).abs() <= 1e-9 * w.abs().max(1.0), "{kw:?} id {id}: own {b} vs FTS5 {w}");
             compared += 1;
         }
+        // What a query through FTS5 scores with: the counts `ml_counts` reads from the index's
+        // position lists and docsize table, for the expression sent (prefixes expanded).
+        let ex = memo.expanded_fts(&c, &q).unwrap();
+        let mut f = vec![0.0; phrases.len()];
+        let mut st = c.prepare(&memlayers::query::search::ranked_sql(false, false)).unwrap();
+        let mut rows = st.query(rusqlite::params![ex.fts, 1_000_000i64]).unwrap();
+        let mut through_index = std::collections::HashMap::new();
+        while let Some(r) = rows.next().unwrap() {
+            let id: i64 = r.get(0).unwrap();
+            bm25::fold_counts(r.get_ref(1).unwrap().as_blob().unwrap(), &ex.phrase_of, &mut f).unwrap();
+            let len = bm25::docsize_tokens(r.get_ref(2).unwrap().as_blob().unwrap());
+            through_index.insert(id, bm25::score_counts(&f, len, &idf, totals.avgdl()));
+        }
+        let mut index_ids: Vec<_> = through_index.keys().collect();
+        index_ids.sort();
+        assert_eq!(index_ids, want_ids, "matches of {kw:?} through the index");
+        for (id, b) in &through_index {
+            let w = want[id];
+            assert!((b - w).abs() <= 1e-9 * w.abs().max(1.0), "{kw:?} id {id}: ml_counts {b} vs FTS5 {w}");
+            compared += 1;
+        }
     }
     // Enough rows compared that a systematic error could not hide (counted independently:
-    // 周报 alone matches dozens of the example archive's entries).
-    assert!(compared > 300, "{compared}");
+    // 周报 alone matches dozens of the example archive's entries; each row twice).
+    assert!(compared > 600, "{compared}");
     // Every crafted entry matched some query and was compared.
     assert_eq!(crafted_seen, crafted);
 }
