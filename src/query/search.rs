@@ -772,6 +772,10 @@ impl Store {
         exact_bm25: bool,
     ) -> Result<Searched> {
         let c = self.conn()?;
+        // One read transaction for the whole query: every statement outside one opens and
+        // ends its own (a shared-memory lock taken and released, the WAL index read again),
+        // nine of them per windowed query (issue 15). The same snapshot for all of them, too.
+        let read = rusqlite::Transaction::new_unchecked(&c, rusqlite::TransactionBehavior::Deferred)?;
         // Prefix probes as the OR of their terms where the index can list them
         // (`query::prefix`); `short` when some prefix probe is left as a prefix.
         let bm25::Expanded { fts, left: short, single, phrase_of } =
@@ -849,6 +853,7 @@ impl Store {
             RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank, matched, exact_bm25 };
         let weights = |items: &[Scored]| self.weights_on(&c, items);
         let mut hits = ranked(&c, q, rows, &opts, &self.df_memo, &weights)?;
+        read.commit()?;
         // Counts this query made go to the index for the next process (bm25::DfMemo); a
         // failure (another writer holds SQLite's lock) only costs the next call a recount.
         if self.read_only.is_none()
