@@ -206,6 +206,44 @@ fn every_match_is_scored_up_to_the_cap_and_only_the_newest_beyond_it() {
     assert_eq!(r.items[0].content, "周报 普通记录 第499条 今天的内容比较长一些没有别的");
 }
 
+#[test]
+fn a_window_nearer_the_oldest_entry_is_walked_oldest_first_with_the_same_cap() {
+    use memlayers::query::retrieve::TimeRange;
+    let day = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
+    // The strong old match (2026-01-01), 500 weak ones (2026-11-01 … 11-05) and one entry
+    // without 周报 on 2026-11-28, the newest: a window from 2026-01-01 starts 0 days after the
+    // oldest entry and, ending 2026-11-05, 23 days before the newest, so FTS5 walks it oldest
+    // first (explain shows ASC).
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "cold/2026-01/2026-01-01.md", "- [2026-01-01T01:00:00.000Z] [周报] 周报\n");
+    weak_reports(dir.path(), 500);
+    put(dir.path(), "cold/2026-11/2026-11-28.md", "- [2026-11-28T01:00:00.000Z] [-] 散步\n");
+    let m = open_at(dir.path(), NOW);
+    let ask = |from: &str, to: &str| {
+        let time_range = Some(TimeRange::Dates { from: day(from), to: day(to) });
+        let args = RetrieveArgs { query: "周报".into(), time_range, explain: true, ..Default::default() };
+        m.retrieve(&args).unwrap()
+    };
+    // January alone: one match, walked oldest first; score 1 + 0.05 (recent 0), as above.
+    let r = ask("2026-01-01", "2026-01-31");
+    assert_eq!((r.matched, r.items[0].content.as_str(), r.items[0].score), (1, "周报", Some(1.05)));
+    assert!(r.explain.unwrap().sql.contains("ORDER BY f.rowid ASC"));
+    // 2026-01-01 … 11-05: 501 matches, more than MAX_SCORED. The oldest-first walk stops at
+    // the cap, so the window is walked again newest first: the newest 500 are the candidates
+    // (the strong old match is not one), as in the test above: 第499条, 1.15.
+    let r = ask("2026-01-01", "2026-11-05");
+    assert_eq!(r.matched, 501);
+    assert!(r.items.iter().all(|i| i.content != "周报"), "{:?}", r.items);
+    assert_eq!(
+        (r.items[0].content.as_str(), r.items[0].score),
+        ("周报 普通记录 第499条 今天的内容比较长一些没有别的", Some(1.15))
+    );
+    assert!(r.explain.unwrap().sql.contains("ORDER BY f.rowid DESC"));
+    // A window nearer the newest entry is walked newest first.
+    let r = ask("2026-11-05", "2026-11-28");
+    assert!(r.explain.unwrap().sql.contains("ORDER BY f.rowid DESC"));
+}
+
 /// 2026-11-20: five entries, 猫 in three of them (once only in the tag), one 車 (U+F902, a
 /// CJK compatibility ideograph that NFC turns into 車, U+8ECA) and none elsewhere that week;
 /// 2026-11-10 holds `extra` after a 猫. Returns the data root and its handle.
