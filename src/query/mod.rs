@@ -8,7 +8,7 @@ pub mod search;
 pub mod stopwords;
 
 use chrono::NaiveDate;
-use rusqlite::{Connection, Row, params};
+use rusqlite::{Connection, OptionalExtension, Row, params};
 use serde::Serialize;
 
 use crate::files::entry::Source;
@@ -65,46 +65,48 @@ pub fn item_from_row(r: &Row) -> rusqlite::Result<Item> {
     })
 }
 
-/// The items of `ids` read in one statement (the `entries` view, [`ITEM_COLUMNS`]), keyed by
-/// id; ids with no row are absent. One statement instead of one per id: every statement run
-/// outside a transaction opens and closes its own read transaction (two `fcntl` locks on the
-/// WAL index each), and a ranked query reads its `limit` hits (issue 15).
+/// The items of `ids` (as the `entries` view, [`ITEM_COLUMNS`], gives them), keyed by id; ids
+/// with no row are absent. One rowid lookup each through one cached statement. Called inside
+/// a query's read transaction (`query::search`); outside one, each lookup opens and ends its
+/// own. A `json_each` list of the ids in one statement cost ~12 000 instructions a row
+/// (issue 15).
 ///
 /// The date and instant are formatted here from the id and `ts_off` (migration V8), as the
 /// view's `date()` and `strftime()` would, which cost SQLite ~5 000 instructions a row.
 pub fn items_by_id(c: &rusqlite::Connection, ids: &[i64]) -> Result<std::collections::HashMap<i64, Item>> {
-    if ids.is_empty() {
-        return Ok(std::collections::HashMap::new());
-    }
-    let json = serde_json::to_string(ids).map_err(|e| crate::Error::Json { what: "entry ids".into(), source: e })?;
-    let mut st = c.prepare_cached(
-        "SELECT r.id, r.ts_off, coalesce(r.tag, t.tag), r.content, r.source FROM entry_rows r \
-         JOIN tags t ON t.id = r.tag_id WHERE r.id IN (SELECT value FROM json_each(?1))",
-    )?;
-    let rows = st.query_map([json], |r| {
-        let id: i64 = r.get(0)?;
-        let day = id >> crate::index::sync::ORDINAL_BITS;
-        let date = crate::files::day_from_number(day);
-        // The instant in ms since 1970: 719 163 is 1970-01-01's day number (migration V8).
-        let off: i64 = r.get(1)?;
-        let ms = (day - 719_163).checked_mul(86_400_000).and_then(|d| d.checked_add(off));
-        let ts = ms.and_then(chrono::DateTime::from_timestamp_millis);
-        let source: Option<String> = r.get(4)?;
-        Ok(Item {
-            id,
-            date: date.map(|d| d.to_string()).unwrap_or_default(),
-            ts: ts.map(crate::files::entry::format_ts).unwrap_or_default(),
-            tag: r.get(2)?,
-            content: r.get(3)?,
-            source: source.as_deref().and_then(Source::from_marker_body),
-            score: None,
-            matched: None,
-        })
-    })?;
     let mut out = std::collections::HashMap::with_capacity(ids.len());
-    for item in rows {
-        let item = item?;
-        out.insert(item.id, item);
+    if ids.is_empty() {
+        return Ok(out);
+    }
+    let mut st = c.prepare_cached(
+        "SELECT r.ts_off, coalesce(r.tag, t.tag), r.content, r.source FROM entry_rows r \
+         JOIN tags t ON t.id = r.tag_id WHERE r.id = ?1",
+    )?;
+    for &id in ids {
+        let item = st
+            .query_row([id], |r| {
+                let day = id >> crate::index::sync::ORDINAL_BITS;
+                let date = crate::files::day_from_number(day);
+                // The instant in ms since 1970: 719 163 is 1970-01-01's day number (migration V8).
+                let off: i64 = r.get(0)?;
+                let ms = (day - 719_163).checked_mul(86_400_000).and_then(|d| d.checked_add(off));
+                let ts = ms.and_then(chrono::DateTime::from_timestamp_millis);
+                let source: Option<String> = r.get(3)?;
+                Ok(Item {
+                    id,
+                    date: date.map(|d| d.to_string()).unwrap_or_default(),
+                    ts: ts.map(crate::files::entry::format_ts).unwrap_or_default(),
+                    tag: r.get(1)?,
+                    content: r.get(2)?,
+                    source: source.as_deref().and_then(Source::from_marker_body),
+                    score: None,
+                    matched: None,
+                })
+            })
+            .optional()?;
+        if let Some(item) = item {
+            out.insert(id, item);
+        }
     }
     Ok(out)
 }
