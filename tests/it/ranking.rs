@@ -454,16 +454,20 @@ fn own_bm25_equals_fts5_bm25() {
             }
         }
         crafted_seen.extend(got.keys().filter(|id| crafted.contains(id)));
-        let mut ids: Vec<_> = got.keys().collect();
-        ids.sort();
-        let mut want_ids: Vec<_> = want.keys().collect();
-        want_ids.sort();
-        assert_eq!(ids, want_ids, "matches of {kw:?}");
-        for (id, b) in &got {
-            let w = want[id];
-            assert!((b - w).abs() <= 1e-9 * w.abs().max(1.0), "{kw:?} id {id}: own {b} vs FTS5 {w}");
-            compared += 1;
-        }
+        // The same matches as FTS5, and every value FTS5's to 1e-9 relative.
+        let mut same_as_fts5 = |got: &std::collections::HashMap<i64, f64>, how: &str| {
+            let mut ids: Vec<_> = got.keys().collect();
+            ids.sort();
+            let mut want_ids: Vec<_> = want.keys().collect();
+            want_ids.sort();
+            assert_eq!(ids, want_ids, "matches of {kw:?} ({how})");
+            for (id, b) in got {
+                let w = want[id];
+                assert!((b - w).abs() <= 1e-9 * w.abs().max(1.0), "{kw:?} id {id}: {how} {b} vs FTS5 {w}");
+                compared += 1;
+            }
+        };
+        same_as_fts5(&got, "counted in the text");
         // What a query through FTS5 scores with: the counts `ml_counts` reads from the index's
         // position lists and docsize table, for the expression sent (prefixes expanded).
         let ex = memo.expanded_fts(&c, &q).unwrap();
@@ -477,14 +481,7 @@ fn own_bm25_equals_fts5_bm25() {
             let len = bm25::docsize_tokens(r.get_ref(2).unwrap().as_blob().unwrap());
             through_index.insert(id, bm25::score_counts(&f, len, &idf, totals.avgdl()));
         }
-        let mut index_ids: Vec<_> = through_index.keys().collect();
-        index_ids.sort();
-        assert_eq!(index_ids, want_ids, "matches of {kw:?} through the index");
-        for (id, b) in &through_index {
-            let w = want[id];
-            assert!((b - w).abs() <= 1e-9 * w.abs().max(1.0), "{kw:?} id {id}: ml_counts {b} vs FTS5 {w}");
-            compared += 1;
-        }
+        same_as_fts5(&through_index, "ml_counts");
     }
     // Enough rows compared that a systematic error could not hide (counted independently:
     // 周报 alone matches dozens of the example archive's entries; each row twice).
