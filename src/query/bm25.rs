@@ -679,6 +679,8 @@ pub struct Counter {
     shapes: Vec<Shape>,
     /// Per distinct term of the query: (own phrase, stem phrase) of each probe.
     terms: Vec<Vec<(usize, Option<usize>)>>,
+    /// For each term of the query, repeats included, its entry in `terms`.
+    term_of: Vec<usize>,
     mode: crate::query::search::Mode,
     word: String,
     /// `f` before the column being counted (to undo it).
@@ -692,9 +694,18 @@ pub struct Counter {
 impl Counter {
     /// A counter for the phrases of `q` ([`phrases`], in that order).
     pub fn new(q: &Query) -> Counter {
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = std::collections::HashMap::new();
         let (mut phrases, mut terms) = (Vec::new(), Vec::new());
-        for ps in q.probes.iter().filter(|ps| seen.insert(*ps)) {
+        // Each term of `q` (repeats included) as the index of its first occurrence's entry in
+        // `terms`.
+        let mut term_of = Vec::with_capacity(q.probes.len());
+        for ps in &q.probes {
+            let next = seen.len();
+            let at = *seen.entry(ps).or_insert(next);
+            term_of.push(at);
+            if at < next {
+                continue;
+            }
             let mut t = Vec::new();
             for p in ps {
                 phrases.push(Phrase { token: p.token.clone(), prefix: p.prefix });
@@ -709,7 +720,16 @@ impl Counter {
         }
         let shapes = phrases.iter().map(Shape::of).collect();
         let f = vec![0.0; phrases.len()];
-        Counter { phrases, shapes, terms, mode: q.mode, word: String::new(), saved: Vec::new(), f, len: 0 }
+        Counter { phrases, shapes, terms, term_of, mode: q.mode, word: String::new(), saved: Vec::new(), f, len: 0 }
+    }
+
+    /// How many terms of the query (repeats counted, as [`Query::matched`] counts them) an
+    /// entry with per-phrase frequencies `f` ([`phrases`] order, as counted here or folded from
+    /// FTS5's counts by [`fold_counts`]) holds: every probe of the term, or its stem.
+    pub fn terms_matched(&self, f: &[f64]) -> usize {
+        let has = |i: usize| f.get(i).is_some_and(|x| *x > 0.0);
+        let whole = |t: &Vec<(usize, Option<usize>)>| t.iter().all(|&(own, alt)| has(own) || alt.is_some_and(has));
+        self.term_of.iter().filter(|&&t| whole(&self.terms[t])).count()
     }
 
     /// The query's phrases, as [`phrases`] gives them.

@@ -370,6 +370,8 @@ pub struct Scored {
     pub ts: DateTime<Utc>,
     /// The entry's text (its usage key is derived from it).
     pub content: String,
+    /// Weighted instance count of each phrase of the query ([`Candidate::f`]).
+    pub f: Box<[f64]>,
 }
 
 impl crate::layers::usage::ops::Hit for Scored {
@@ -472,6 +474,7 @@ fn text<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'a str> {
 pub fn ranked(
     c: &Connection,
     q: &Query,
+    counter: &bm25::Counter,
     rows: Vec<Candidate>,
     opts: &RankOpts,
     memo: &std::sync::Mutex<bm25::DfMemo>,
@@ -522,7 +525,16 @@ pub fn ranked(
     best.truncate(opts.limit);
     let ids: Vec<i64> = best.iter().map(|(s, _)| s.id).collect();
     let mut items = crate::query::items_by_id(c, &ids)?;
-    Ok(best.into_iter().filter_map(|(s, parts)| items.remove(&s.id).map(|item| (item, parts))).collect())
+    // The terms each hit holds, from the counts it was scored with (`Query::matched` would
+    // segment its text again).
+    Ok(best
+        .into_iter()
+        .filter_map(|(s, parts)| {
+            let mut item = items.remove(&s.id)?;
+            item.matched = Some(counter.terms_matched(&s.f));
+            Some((item, parts))
+        })
+        .collect())
 }
 
 /// Scores `batch` (candidates with their BM25) with the one documented score over the
@@ -543,7 +555,7 @@ fn read_and_score(
         let Some((ts_ms, content)) = r.row.or_else(|| read.remove(&r.id)) else { continue };
         // Out of chrono's range (never written by memlayers): as old as can be, no bonus.
         let ts = DateTime::from_timestamp_millis(ts_ms).unwrap_or(DateTime::<Utc>::MIN_UTC);
-        top.push(Scored { id: r.id, ts, content });
+        top.push(Scored { id: r.id, ts, content, f: r.f });
         bm.push(b);
     }
     let usage = weights(&top);
@@ -909,7 +921,7 @@ impl Store {
         let opts =
             RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank, matched, exact_bm25 };
         let weights = |items: &[Scored]| self.weights_on(&c, items);
-        let mut hits = ranked(&c, q, rows, &opts, &self.df_memo, &weights)?;
+        let mut hits = ranked(&c, q, &counter, rows, &opts, &self.df_memo, &weights)?;
         read.commit()?;
         // Counts this query made go to the index for the next process (bm25::DfMemo); a
         // failure (another writer holds SQLite's lock) only costs the next call a recount.
@@ -920,7 +932,6 @@ impl Store {
         }
         for (item, parts) in &mut hits {
             item.score = Some(round4(parts.score));
-            item.matched = Some(q.matched(&item.tag, &item.content));
         }
         let sql = match ran {
             Some(sql) => sql,
