@@ -261,7 +261,7 @@ pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
 }
 
 /// [`ranked_sql`], walking the matches oldest first when `ascending` (same parameters; the
-/// cap then takes the oldest, so [`fts_candidates`] uses it only where it can tell that every
+/// cap then takes the oldest, so the search uses it only where it can tell that every
 /// match was read).
 pub fn ranked_sql_in(windowed: bool, ts_filter: bool, ascending: bool) -> String {
     let order = if ascending { "ASC" } else { "DESC" };
