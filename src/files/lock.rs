@@ -104,6 +104,20 @@ pub fn try_acquire(root: &Path) -> Result<Option<WriterLock>> {
     Ok(None)
 }
 
+/// Takes the writer lock of `root` if it is free at this instant: one try, no retry and no
+/// wait (`Ok(None)` when it is held). For a writer that has a path of its own for a held lock
+/// and wants the free lock without first asking anything else (recording usage hits, whose
+/// check for a long write under way reads the index). Errors: I/O when the folder cannot be
+/// opened or locked.
+pub fn try_acquire_once(root: &Path) -> Result<Option<WriterLock>> {
+    let file = lock_target(root)?;
+    match file.try_lock() {
+        Ok(()) => Ok(Some(WriterLock { _file: file })),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(None),
+        Err(std::fs::TryLockError::Error(e)) => Err(Error::io(root, e)),
+    }
+}
+
 /// Tries [`try_acquire`] makes, 1 ms apart, before it reports the lock held (memlayers; see there).
 pub const TRY_ATTEMPTS: u32 = 3;
 

@@ -274,6 +274,17 @@ impl Record {
         r.weight
     }
 
+    /// One hit at `now` ([`Ledger::record_hit`] on a record already in the ledger):
+    /// `hits + 1`, `weight + 6` (cap 100), `lastHitAt = now`, `firstHitAt` and `lastDecayAt`
+    /// set to `now` when absent. No decay: the caller decays first.
+    fn hit(&mut self, now: DateTime<Utc>) {
+        self.hits += 1;
+        self.weight = (self.weight + HIT_BONUS).min(MAX_WEIGHT);
+        self.last_hit_at = Some(now);
+        self.first_hit_at.get_or_insert(now);
+        self.last_decay_at.get_or_insert(now);
+    }
+
     /// Applies decay up to `now`; returns true when the record changed.
     fn decay(&mut self, now: DateTime<Utc>, half_life_days: f64) -> bool {
         let Some(anchor) = self.last_decay_at.or(self.last_hit_at).or(self.first_hit_at) else {
@@ -371,11 +382,7 @@ impl Ledger {
     /// set to `now` when absent. Returns the record after the hit.
     pub fn record_hit(&mut self, key: &str, now: DateTime<Utc>) -> &Record {
         let r = self.entries.entry(key.to_string()).or_default();
-        r.hits += 1;
-        r.weight = (r.weight + HIT_BONUS).min(MAX_WEIGHT);
-        r.last_hit_at = Some(now);
-        r.first_hit_at.get_or_insert(now);
-        r.last_decay_at.get_or_insert(now);
+        r.hit(now);
         r
     }
 

@@ -12,8 +12,8 @@
 //!   the throttle holds across processes), and by [`Memory::flush_usage`](crate::Memory::flush_usage), which dropping a
 //!   [`Memory`](crate::Memory) with unwritten hits calls. Before a write, records at least one whole day past
 //!   their decay anchor are decayed (the plugin decays on every read of the ledger).
-//! * Ranking reads decayed weights (`Store::weights`): `Record::weight_at(now)`, 50 for an
-//!   entry never hit, with one `SELECT … WHERE key IN (…)` per call.
+//! * Ranking reads decayed weights (`Store::weights_on`): `Record::weight_at(now)`, 50 for an
+//!   entry never hit, with one `SELECT … WHERE key = ?` per item (one cached statement).
 //! * Byte compatibility: records are written in the order their keys entered the ledger (the
 //!   order JavaScript keeps, and the order of the file they were read from), and the file ends
 //!   with a newline exactly when the last file read did (new files: with one).
@@ -47,22 +47,82 @@ pub const META_FINAL_NEWLINE: &str = "usage_final_newline";
 
 const RECORD_COLUMNS: &str = "key, hits, first_hit_at, last_hit_at, weight, last_decay_at";
 
-fn parse_ts(s: Option<String>) -> Option<DateTime<Utc>> {
-    s.and_then(|s| DateTime::parse_from_rfc3339(&s).ok()).map(|t| t.with_timezone(&Utc))
+/// An instant of the `usage` table: RFC 3339, `None` when absent or unreadable. The shape
+/// the table holds ([`format_ts`]: `2026-10-21T03:10:00.000Z`) is read directly, anything
+/// else by chrono's RFC 3339 parser (both give the same instant for that shape; chrono's
+/// general parser cost 1 200 instructions a timestamp, three per record read, issue 15).
+fn parse_ts(s: Option<&str>) -> Option<DateTime<Utc>> {
+    let s = s?;
+    canonical_ts(s).or_else(|| DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Utc)))
+}
+
+/// The instant in column `i` of a row ([`parse_ts`]), read in place (no copy of the text).
+/// Errors: the column is neither text nor NULL, or not UTF-8.
+fn ts_at(r: &rusqlite::Row, i: usize) -> rusqlite::Result<Option<DateTime<Utc>>> {
+    let v = r.get_ref(i)?;
+    let s = v.as_str_or_null().map_err(|e| rusqlite::Error::FromSqlConversionFailure(i, v.data_type(), Box::new(e)))?;
+    Ok(parse_ts(s))
+}
+
+/// `s` when it is exactly `YYYY-MM-DDTHH:MM:SS.mmmZ` (24 ASCII bytes) with a valid date and
+/// time; `None` otherwise, leaving it to chrono (other shapes, a leap second `:60`).
+fn canonical_ts(s: &str) -> Option<DateTime<Utc>> {
+    let b = s.as_bytes();
+    if b.len() != 24 || b[4] != b'-' || b[7] != b'-' || b[10] != b'T' || b[13] != b':' || b[16] != b':' {
+        return None;
+    }
+    if b[19] != b'.' || b[23] != b'Z' {
+        return None;
+    }
+    let num = |from: usize, to: usize| {
+        b[from..to].iter().try_fold(0u32, |n, &d| d.is_ascii_digit().then(|| n * 10 + u32::from(d - b'0')))
+    };
+    let date = chrono::NaiveDate::from_ymd_opt(num(0, 4)? as i32, num(5, 7)?, num(8, 10)?)?;
+    Some(date.and_hms_milli_opt(num(11, 13)?, num(14, 16)?, num(17, 19)?, num(20, 23)?)?.and_utc())
+}
+
+/// [`format_ts`] of `t` (`2026-10-21T03:10:00.000Z`, milliseconds truncated), written
+/// directly for years 0–9999 outside a leap second, else by `format_ts` itself (chrono's
+/// formatter cost 800 instructions a timestamp, three per record written, issue 15).
+fn ts_text(t: DateTime<Utc>) -> String {
+    use chrono::{Datelike, Timelike};
+    let (date, time) = (t.date_naive(), t.time());
+    let nano = time.nanosecond();
+    if !(0..=9999).contains(&date.year()) || nano >= 1_000_000_000 {
+        return format_ts(t);
+    }
+    let mut b = *b"0000-00-00T00:00:00.000Z";
+    let mut put = |at: usize, width: usize, mut v: u32| {
+        for d in b[at..at + width].iter_mut().rev() {
+            *d = b'0' + (v % 10) as u8;
+            v /= 10;
+        }
+    };
+    put(0, 4, date.year() as u32);
+    put(5, 2, date.month());
+    put(8, 2, date.day());
+    put(11, 2, time.hour());
+    put(14, 2, time.minute());
+    put(17, 2, time.second());
+    put(20, 3, nano / 1_000_000);
+    String::from_utf8(b.to_vec()).expect("ASCII digits and separators")
 }
 
 fn record_from_row(r: &rusqlite::Row) -> rusqlite::Result<(String, Record)> {
-    let hits: i64 = r.get(1)?;
-    Ok((
-        r.get(0)?,
-        Record {
-            hits: hits.max(0) as u64,
-            first_hit_at: parse_ts(r.get(2)?),
-            last_hit_at: parse_ts(r.get(3)?),
-            weight: r.get(4)?,
-            last_decay_at: parse_ts(r.get(5)?),
-        },
-    ))
+    Ok((r.get(0)?, record_at(r, 1)?))
+}
+
+/// The record in columns `at..at + 5` of a row: hits, first hit, last hit, weight, last decay
+/// (the order of [`RECORD_COLUMNS`] after the key).
+fn record_at(r: &rusqlite::Row, at: usize) -> rusqlite::Result<Record> {
+    let hits: i64 = r.get(at)?;
+    Ok(Record {
+        hits: hits.max(0) as u64,
+        first_hit_at: ts_at(r, at + 1)?,
+        last_hit_at: ts_at(r, at + 2)?,
+        weight: r.get(at + 3)?,
+        last_decay_at: ts_at(r, at + 4)?,
+    })
 }
 
 /// Upserts a record; `text` (the content the key was computed from) is kept when `None`.
@@ -86,10 +146,10 @@ type Stored = (i64, Option<String>, Option<String>, f64, Option<String>);
 fn stored(r: &Record) -> Stored {
     (
         r.hits.min(i64::MAX as u64) as i64,
-        r.first_hit_at.map(format_ts),
-        r.last_hit_at.map(format_ts),
+        r.first_hit_at.map(ts_text),
+        r.last_hit_at.map(ts_text),
         r.weight,
-        r.last_decay_at.map(format_ts),
+        r.last_decay_at.map(ts_text),
     )
 }
 
@@ -464,53 +524,127 @@ impl Store {
     }
 
     fn try_record_hits<'a>(&self, contents: impl Iterator<Item = &'a str>, now: DateTime<Utc>) -> Result<()> {
-        // During an import the lock is held for minutes: do not make the query wait for it.
-        if self.writer_busy()? {
-            return Err(Error::LockTimeout { path: self.root().to_path_buf(), waited_ms: 0 });
-        }
-        let lock = self.usage_lock()?;
-        let keyed: Vec<(String, &str)> = contents.map(|c| (key(c), c)).collect();
-        let mut distinct: Vec<String> = keyed.iter().map(|(k, _)| k.clone()).collect();
-        distinct.sort();
-        distinct.dedup();
-        let mut c = self.conn()?;
-        let tx = c.transaction()?;
-        let mut ledger = load(&tx, &distinct)?;
-        ledger.decay(now, self.config().half_life_days);
-        for (k, _) in &keyed {
-            ledger.record_hit(k, now);
-        }
-        let mut done = std::collections::HashSet::new();
-        for (k, text) in &keyed {
-            if done.insert(k) {
-                upsert(&tx, k, &ledger.entries[k], Some(text))?;
+        // A lock free at once (the usual case) is taken without first asking the index whether
+        // a long write is under way (none can be: its writer would hold the lock).
+        let lock = match crate::files::lock::try_acquire_once(self.root())? {
+            Some(lock) => lock,
+            None => {
+                // During an import the lock is held for minutes: do not make the query wait for it.
+                if self.writer_busy()? {
+                    return Err(Error::LockTimeout { path: self.root().to_path_buf(), waited_ms: 0 });
+                }
+                self.usage_lock()?
+            }
+        };
+        // Distinct keys in the order they first appear (new keys enter the ledger in that
+        // order), each with its content and its number of hits in this batch. Found by a scan
+        // of the few keys of a usual answer, by a hash index past LINEAR_KEYS.
+        const LINEAR_KEYS: usize = 32;
+        let mut hits: Vec<(String, &str, u32)> = Vec::new();
+        let mut index: Option<std::collections::HashMap<String, usize>> = None;
+        for text in contents {
+            let k = key(text);
+            let at = match &index {
+                Some(ix) => ix.get(&k).copied(),
+                None => hits.iter().position(|(h, _, _)| *h == k),
+            };
+            match at {
+                Some(i) => hits[i].2 += 1,
+                None => {
+                    if let Some(ix) = &mut index {
+                        ix.insert(k.clone(), hits.len());
+                    }
+                    hits.push((k, text, 1));
+                    if index.is_none() && hits.len() > LINEAR_KEYS {
+                        index = Some(hits.iter().enumerate().map(|(i, (h, _, _))| (h.clone(), i)).collect());
+                    }
+                }
             }
         }
+        drop(index);
+        let hl = self.config().half_life_days;
+        let mut c = self.conn()?;
+        let tx = c.transaction()?;
+        {
+            // One lookup by key per record (columns 1..=5 as `record_at` reads them), then an
+            // update by rowid or an insert: cheaper than a `json_each` list of the keys and an
+            // upsert by key (issue 15).
+            let mut find = tx.prepare_cached(
+                "SELECT rowid, hits, first_hit_at, last_hit_at, weight, last_decay_at, text IS NULL FROM usage \
+                 WHERE key = ?1",
+            )?;
+            let mut update = tx.prepare_cached(
+                "UPDATE usage SET hits = ?2, first_hit_at = ?3, last_hit_at = ?4, weight = ?5, last_decay_at = ?6, \
+                 text = coalesce(?7, text) WHERE rowid = ?1",
+            )?;
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO usage(key, hits, first_hit_at, last_hit_at, weight, last_decay_at, text) \
+                 VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?;
+            for (k, text, n) in &hits {
+                let found = find
+                    .query_row([k], |r| Ok((r.get::<_, i64>(0)?, record_at(r, 1)?, r.get::<_, bool>(6)?)))
+                    .optional()?;
+                let (row, mut rec) = match found {
+                    // Decayed to now before the hit (the plugin decays on every read).
+                    Some((rowid, mut rec, no_text)) => {
+                        rec.decay(now, hl);
+                        (Some((rowid, no_text)), rec)
+                    }
+                    None => (None, Record::default()),
+                };
+                for _ in 0..*n {
+                    rec.hit(now);
+                }
+                let (h, first, last, w, decay) = stored(&rec);
+                match row {
+                    // The content is set only where the row has none: a row's text is the
+                    // content its key was computed from, the same text.
+                    Some((rowid, no_text)) => {
+                        update.execute(params![rowid, h, first, last, w, decay, no_text.then_some(*text)])?
+                    }
+                    None => insert.execute(params![k, h, first, last, w, decay, text])?,
+                };
+            }
+        }
+        let write = self.note_change(&tx)?;
         tx.commit()?;
         // One connection at a time: a one-call process would open (and parse the schema of) a
-        // second one for usage_changed.
+        // second one for the usage.json write.
         drop(c);
-        self.usage_changed(&lock)
+        self.after_change(&lock, write)
     }
 
-    /// After a change of the table: writes usage.json when the throttle allows, else marks
-    /// this handle as holding unwritten changes (written by [`Memory::flush_usage`](crate::Memory::flush_usage) / drop).
-    pub(crate) fn usage_changed(&self, lock: &WriterLock) -> Result<()> {
-        let c = self.conn()?;
-        let last = meta_get(&c, META_LAST_WRITE)?
+    /// After a change of the table, inside its transaction (under the writer lock, so the
+    /// instant of the last usage.json write cannot change before the commit): true when
+    /// `usageThrottleMs` allows writing usage.json now ([`Store::after_change`] writes it).
+    /// Otherwise false, and a per-call store marks the table as holding unwritten hits
+    /// ([`META_PENDING`]) in the same transaction.
+    fn note_change(&self, tx: &Connection) -> Result<bool> {
+        let last = meta_get(tx, META_LAST_WRITE)?
             .and_then(|v| v.parse::<i64>().ok())
             .and_then(DateTime::<Utc>::from_timestamp_millis);
         if should_write(last, self.now(), self.config().usage_throttle_ms) {
-            drop(c);
+            return Ok(true);
+        }
+        // A per-call store does not flush at drop (one usage.json write and its two fsyncs per
+        // CLI call, issue 15): the hits are committed in the index, and this mark makes the
+        // first later call past the throttle write them out. Set once: the later calls that
+        // find it find nothing to change.
+        if !self.watching && meta_get(tx, META_PENDING)?.as_deref() != Some("1") {
+            meta_set(tx, META_PENDING, "1")?;
+        }
+        Ok(false)
+    }
+
+    /// After the commit of a change that [`Store::note_change`] saw: writes usage.json when it
+    /// said so (`write`), else marks this handle as holding unwritten changes (written by
+    /// [`Memory::flush_usage`](crate::Memory::flush_usage) / drop).
+    fn after_change(&self, lock: &WriterLock, write: bool) -> Result<()> {
+        if write {
             self.write_usage_file(lock)?;
         } else {
             self.usage_pending.store(true, Ordering::Relaxed);
-            if !self.watching {
-                // A per-call store does not flush at drop (one usage.json write and its two
-                // fsyncs per CLI call, issue 15): the hits are committed in the index, and this
-                // mark makes the first later call past the throttle write them out.
-                meta_set(&c, META_PENDING, "1")?;
-            }
         }
         Ok(())
     }
@@ -617,29 +751,25 @@ impl Store {
     }
 
     fn try_weights<H: Hit>(&self, c: &rusqlite::Connection, items: &[H]) -> Result<Vec<f64>> {
-        let keys: Vec<String> = items.iter().map(|i| key(i.content())).collect();
-        let mut distinct = keys.clone();
-        distinct.sort();
-        distinct.dedup();
-        // Only what the decay reads: the weight and its anchor (`Record::weight_at` decays from
-        // the last decay, else the last hit, else the first), one timestamp parsed per row.
-        let json =
-            serde_json::to_string(&distinct).map_err(|e| Error::Json { what: "usage keys".into(), source: e })?;
+        // One lookup by key per item through one cached statement: cheaper than one statement
+        // over a `json_each` list of the keys (issue 15). Only what the decay reads: the
+        // weight and its anchor (`Record::weight_at` decays from the last decay, else the last
+        // hit, else the first), one timestamp parsed per row.
         let mut st = c.prepare_cached(
-            "SELECT key, weight, coalesce(last_decay_at, last_hit_at, first_hit_at) FROM usage \
-             WHERE key IN (SELECT value FROM json_each(?1))",
+            "SELECT weight, coalesce(last_decay_at, last_hit_at, first_hit_at) FROM usage WHERE key = ?1",
         )?;
-        let mut ledger = std::collections::HashMap::with_capacity(distinct.len());
-        for row in st.query_map([json], |r| {
-            let (weight, last_decay_at) = (r.get(1)?, parse_ts(r.get(2)?));
-            let rec = Record { hits: 0, first_hit_at: None, last_hit_at: None, weight, last_decay_at };
-            Ok((r.get::<_, String>(0)?, rec))
-        })? {
-            let (k, rec) = row?;
-            ledger.insert(k, rec);
-        }
         let (now, hl) = (self.now(), self.config().half_life_days);
-        Ok(keys.iter().map(|k| ledger.get(k).map_or(DEFAULT_WEIGHT, |r| r.weight_at(now, hl))).collect())
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            let rec = st
+                .query_row([key(item.content())], |r| {
+                    let (weight, last_decay_at) = (r.get(0)?, ts_at(r, 1)?);
+                    Ok(Record { hits: 0, first_hit_at: None, last_hit_at: None, weight, last_decay_at })
+                })
+                .optional()?;
+            out.push(rec.map_or(DEFAULT_WEIGHT, |r| r.weight_at(now, hl)));
+        }
+        Ok(out)
     }
 
     /// The ledger records of `keys` (as stored, not decayed).
@@ -665,9 +795,10 @@ impl Store {
         for (k, r) in &ledger.entries {
             upsert(&tx, k, r, None)?;
         }
+        let write = self.note_change(&tx)?;
         tx.commit()?;
         drop(c);
-        self.usage_changed(lock)
+        self.after_change(lock, write)
     }
 }
 
@@ -773,6 +904,52 @@ mod tests {
         swap_in(&tx, &status, true).unwrap();
         tx.commit().unwrap();
         assert!(rows(&c).is_empty());
+    }
+
+    #[test]
+    fn timestamps_read_and_written_as_chrono_does() {
+        let chrono_parse = |s: &str| DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Utc));
+        // The table's shape, read directly: 2026-10-21 03:10:00.123 UTC is 1 792 552 200 123 ms
+        // after the epoch (20 747 days of 86 400 s, plus 3 h 10 min, plus 123 ms).
+        let t = canonical_ts("2026-10-21T03:10:00.123Z").unwrap();
+        assert_eq!(t.timestamp_millis(), 20_747 * 86_400_000 + (3 * 3600 + 10 * 60) * 1000 + 123);
+        // Other shapes and invalid dates or times are left to chrono, with its answer.
+        for s in [
+            "2026-10-21T03:10:00.123Z",
+            "0000-01-01T00:00:00.000Z",
+            "9999-12-31T23:59:59.999Z",
+            "2024-02-29T12:00:00.000Z",
+            "2026-02-29T12:00:00.000Z",
+            "2026-13-01T00:00:00.000Z",
+            "2026-10-21T24:00:00.000Z",
+            "2016-12-31T23:59:60.500Z",
+            "2026-10-21t03:10:00.123z",
+            "2026-10-21T03:10:00Z",
+            "2026-10-21T03:10:00.123+08:00",
+            "2026-10-21T03:10:00.1234Z",
+            "2026-10-2xT03:10:00.123Z",
+            "+2026-10-21T03:10:00.12Z",
+            "",
+        ] {
+            assert_eq!(parse_ts(Some(s)), chrono_parse(s), "{s}");
+        }
+        assert!(canonical_ts("2016-12-31T23:59:60.500Z").is_none(), "leap second: chrono's");
+        // Written as format_ts writes: milliseconds truncated, years outside 0–9999 and leap
+        // seconds by format_ts itself.
+        let leap = chrono::NaiveDate::from_ymd_opt(2016, 12, 31).unwrap().and_hms_milli_opt(23, 59, 59, 1_500).unwrap();
+        for t in [
+            t,
+            t + chrono::Duration::nanoseconds(999_999),
+            DateTime::<Utc>::from_timestamp_millis(0).unwrap(),
+            chrono_parse("0000-01-01T00:00:00.000Z").unwrap(),
+            chrono_parse("9999-12-31T23:59:59.999Z").unwrap(),
+            chrono_parse("9999-12-31T23:59:59.999Z").unwrap() + chrono::Duration::milliseconds(1),
+            chrono_parse("0000-01-01T00:00:00.000Z").unwrap() - chrono::Duration::milliseconds(1),
+            leap.and_utc(),
+        ] {
+            assert_eq!(ts_text(t), format_ts(t), "{t:?}");
+        }
+        assert_eq!(ts_text(t + chrono::Duration::nanoseconds(999_999)), "2026-10-21T03:10:00.123Z");
     }
 
     #[test]
