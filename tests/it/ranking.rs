@@ -363,7 +363,8 @@ fn own_bm25_equals_fts5_bm25() {
          - [2026-07-15T03:00:00.000Z] [Meetings] Meetings meeting MEETINGS painted paints Paint 周报周报 周 报\n\
          - [2026-07-15T04:00:00.000Z] [周报] 修了\u{F902}子 車 猫a猫b猫 ひらがな\n\
          - [2026-07-15T05:00:00.000Z] [-] cafe\u{301} café Cafe running runs ran gpt4o GPT-4o 2026年 今天今天今\n\
-         - [2026-07-15T06:00:00.000Z] [rust] ＲＵＳＴ rustfmt Rustacean 吃吃吃 吃\n",
+         - [2026-07-15T06:00:00.000Z] [rust] ＲＵＳＴ rustfmt Rustacean 吃吃吃 吃\n\
+         - [2026-07-15T07:00:00.000Z] [会・议] 周会・预算 会・会・会 ア゛イ゠ウ\u{3099}エ\n",
     );
     let m = open_at(dir.path(), NOW);
     let c = m.conn().unwrap();
@@ -421,6 +422,10 @@ fn own_bm25_equals_fts5_bm25() {
         // Or of a several-probe term and another: a row with only part of the first term.
         ("周末计划 火锅", Mode::Or),
         ("周末计划 周报", Mode::Or),
+        // Kana marks and the middle dot, which FTS5's tokenizer reads as separators.
+        ("会・ 会", Mode::And),
+        ("会", Mode::And),
+        ("アイ ウエ", Mode::Or),
     ];
     let mut compared = 0;
     let crafted: std::collections::HashSet<i64> = c
@@ -430,7 +435,7 @@ fn own_bm25_equals_fts5_bm25() {
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    assert_eq!(crafted.len(), 6);
+    assert_eq!(crafted.len(), 7);
     let mut crafted_seen = std::collections::HashSet::new();
     let text_of: std::collections::HashMap<i64, (String, String)> =
         rows.iter().map(|(id, tag, content)| (*id, (tag.clone(), content.clone()))).collect();
