@@ -384,6 +384,8 @@ struct Served {
     zone: chrono_tz::Tz,
     /// The server's `--config` sets `timezone`.
     config_names_zone: bool,
+    /// Device and inode of the index file the server opened (`index.sqlite3` in the root).
+    index: Option<(u64, u64)>,
 }
 
 impl Served {
@@ -393,10 +395,21 @@ impl Served {
         self.config.as_ref().is_some_and(|(own, bytes)| std::fs::read(own).ok().as_deref() != Some(bytes.as_slice()))
     }
 
+    /// True when the root's index file is no longer the one this server opened (deleted, as
+    /// the README allows, or replaced by a rebuild): answers and usage hits would go to a file
+    /// no other process reads (a newcomer's test lost every hit recorded after `rm
+    /// index.sqlite3*`).
+    fn index_replaced(&self) -> bool {
+        file_identity(&self.root.join(crate::index::INDEX_FILE)) != self.index
+    }
+
     /// Why the call `cli` (sent as root `root`) is not this server's to answer, if it is not.
     fn decline(&self, root: &Path, cwd: Option<&Path>, cli: &Cli) -> Option<String> {
         if !forwardable(&cli.cmd) {
             return Some("not a query".into());
+        }
+        if self.index_replaced() {
+            return Some("the index was deleted or replaced since the server started".into());
         }
         if cli.now.is_some() {
             return Some("--now given".into());
@@ -500,6 +513,7 @@ pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
         tz: cli.tz.clone(),
         zone: mem.config().timezone,
         config_names_zone: super::config_names_zone(cli),
+        index: file_identity(&root.join(crate::index::INDEX_FILE)),
     };
     eprintln!("memlayers: serving {} on {}", root.display(), socket.display());
     // Replies go out before their usage hits are recorded ([`answer`]): the usage commit was
@@ -550,6 +564,9 @@ pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
                     if served.config_changed() {
                         break Ended::ConfigChanged;
                     }
+                    if served.index_replaced() {
+                        break Ended::IndexReplaced;
+                    }
                 }
                 () = &mut stop => break Ended::Signal,
             }
@@ -574,6 +591,12 @@ pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
             eprintln!("memlayers: {} was removed or replaced by another server's; stopping", socket.display())
         }
         Ended::ConfigChanged => eprintln!("memlayers: the --config file changed since this server started; stopping"),
+        Ended::IndexReplaced => {
+            eprintln!(
+                "memlayers: {}'s index was deleted or replaced since this server started; stopping",
+                root.display()
+            )
+        }
         Ended::Idle | Ended::Signal => {}
     }
     mem.flush_usage()?;
@@ -597,6 +620,15 @@ enum Ended {
     /// declined call also restarted its idle time, so it never idled out: a newcomer's test),
     /// and while it holds the socket no server with the new config can start.
     ConfigChanged,
+    /// The root's index file was deleted or replaced: the server's handle reads and writes a
+    /// file no other process sees; the next call opens (and rebuilds) the index anew.
+    IndexReplaced,
+}
+
+/// The device and inode of the file `path`, `None` when it names none.
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().filter(|m| m.is_file()).map(|m| (m.dev(), m.ino()))
 }
 
 /// The device and inode of the folder `root`, `None` when it names none.

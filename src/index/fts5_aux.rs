@@ -10,11 +10,13 @@
 //! instance of a phrase is in the position list it steps through to match the row
 //! (`detail = full`), and every row's token count per column is in `entries_fts_docsize`.
 //!
-//! Result: a BLOB of native-endian `u32`s, `[tokens, body₀, tag₀, body₁, tag₁, …]`: the row's
-//! tokens over both columns (`xColumnSize(-1)`), then for each phrase of the FTS5 expression,
-//! in its order, the instances in the body (column 0) and in the tag (column 1)
-//! (`query::bm25::fold_counts` reads it). FTS5's API: <https://sqlite.org/fts5.html#custom_auxiliary_functions>
-//! (`xPhraseCount`, `xInstCount`, `xInst`, `xColumnSize`); registered through the `fts5_api`
+//! Result: a BLOB of native-endian `u32`s, `[body₀, tag₀, body₁, tag₁, …]`: for each phrase
+//! of the FTS5 expression, in its order, the instances in the body (column 0) and in the tag
+//! (column 1) (`query::bm25::fold_counts` reads it). The row's token count is not in it: the
+//! candidate SQL joins the docsize table for that (`query::bm25::docsize_tokens`), a row lookup
+//! in the main statement cheaper than `xColumnSize`'s statement of its own. FTS5's API:
+//! <https://sqlite.org/fts5.html#custom_auxiliary_functions> (`xPhraseCount`, `xInstCount`,
+//! `xInst`); registered through the `fts5_api`
 //! pointer that `SELECT fts5(?1)` hands out (<https://sqlite.org/fts5.html#extending_fts5>).
 //!
 //! rusqlite exposes FTS5's extension API only as raw bindings, so this module is the one

@@ -1,4 +1,5 @@
-//! BM25 computed by memlayers, equal to FTS5's `bm25(entries_fts, 2.0, 1.0)`, so that a query
+//! BM25 computed by memlayers, equal to FTS5's `bm25(entries_fts, 1.0, 2.0)` (columns body, tag:
+//! the tag weighs 2), so that a query
 //! pays for the entries it ranks and not for every entry that contains its words.
 //!
 //! FTS5's `bm25()` counts, on every query, every row that matches each phrase (its document

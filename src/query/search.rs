@@ -652,6 +652,11 @@ fn candidates_by(
     Ok(out)
 }
 
+/// The statement a one-character query of many terms in a large window runs once per term
+/// (`?1` the term, `?2`/`?3` the rowid window); each match's row is then read by id and counted
+/// in Rust. `explain` shows it.
+pub const TERM_UNION_SQL: &str = "SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3";
+
 /// The matches of the terms `terms` (the expansion of a query's one prefix probe) in the
 /// rowid range `lo..=hi`, as [`fts_candidates`] gives them (the newest [`MAX_SCORED`],
 /// counted), and their number: each term's rowids in the window (an FTS5 seek each), merged.
@@ -662,8 +667,7 @@ fn term_union(
     (lo, hi): (i64, i64),
 ) -> Result<(Vec<Candidate>, i64)> {
     let mut ids: Vec<i64> = Vec::new();
-    let mut st =
-        c.prepare_cached("SELECT rowid FROM entries_fts WHERE entries_fts MATCH ?1 AND rowid BETWEEN ?2 AND ?3")?;
+    let mut st = c.prepare_cached(TERM_UNION_SQL)?;
     for t in terms {
         for id in st.query_map(params![bm25::quoted(t), lo, hi], |r| r.get(0))? {
             ids.push(id?);
@@ -863,6 +867,7 @@ impl Store {
             // window, merged here (FTS5's OR of many phrases steps every phrase for every row).
             Some(r) if ts.is_none() && single.is_some() => {
                 let terms = single.as_deref().unwrap_or_default();
+                ran = Some(TERM_UNION_SQL.to_string());
                 term_union(&c, &mut counter, terms, r)?
             }
             None if ts.is_none() => {

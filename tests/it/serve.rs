@@ -405,6 +405,34 @@ fn a_spawned_server_stops_within_seconds_when_its_root_is_deleted_or_its_socket_
 
 #[cfg(target_os = "linux")]
 #[test]
+fn a_server_whose_index_is_deleted_declines_calls_and_stops() {
+    // The README: "Delete it and the next open rebuilds it". A server kept the deleted file
+    // open and answered from it, so the usage hits of its calls went nowhere (a newcomer's
+    // test); it now declines and stops.
+    let (_dir, root) = root_with_entries();
+    let _reap = Reap(&root);
+    let r = root.to_str().unwrap();
+    let q = ["--json", "--data-root", r, "recall", "火锅"];
+    assert_eq!(call_default(&q).status.code(), Some(0));
+    wait_listening(&root);
+    for f in ["index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm"] {
+        let _ = std::fs::remove_file(root.join(f));
+    }
+    // `require`: the server declines, naming why.
+    let o = call("require", &q);
+    assert_ne!(o.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("the index was deleted or replaced"), "{err}");
+    // The server stops within seconds; a default call answers in-process from a new index.
+    let took = wait_gone(&root);
+    assert!(took < Duration::from_secs(5), "stopped after {took:?}");
+    let o = call("off", &q);
+    assert_eq!(contents(&json(&o)), ["晚饭吃了火锅"]);
+    assert!(root.join("index.sqlite3").is_file());
+}
+
+#[cfg(target_os = "linux")]
+#[test]
 fn auto_and_off_never_start_a_server_and_an_unknown_value_reads_as_spawn() {
     let (_dir, root) = root_with_entries();
     let _reap = Reap(&root);
