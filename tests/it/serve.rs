@@ -423,7 +423,7 @@ fn a_server_whose_index_is_deleted_declines_calls_and_stops() {
     assert_ne!(o.status.code(), Some(0));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("the index was deleted or replaced"), "{err}");
-    // The server stops within seconds; a default call answers in-process from a new index.
+    // The server stops within seconds; an in-process call answers from a new index.
     let took = wait_gone(&root);
     assert!(took < Duration::from_secs(5), "stopped after {took:?}");
     let o = call("off", &q);
