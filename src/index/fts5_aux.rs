@@ -1,20 +1,20 @@
 //! `ml_counts(entries_fts)`: an FTS5 auxiliary function that gives, for the row FTS5 is at,
-//! the instance count of every phrase of the query in each column and the row's token count:
-//! the inputs of BM25 that vary by row (`query::bm25`), read from the position lists FTS5
-//! already decoded to match the row and from its `docsize` table.
+//! the instance count of every phrase of the query in each column: with the row's token count
+//! (`entry_lens`, [`crate::index::lens`]) the inputs of BM25 that vary by row (`query::bm25`),
+//! read from the position lists FTS5 already decoded to match the row.
 //!
 //! Why (issue 15): a windowed query ranks every match in its window by BM25. Reading each
 //! candidate's text from `entry_rows` and counting its tokens again in Rust cost ~12 000
 //! instructions a candidate (a b-tree descent to the row, UTF-8 checks, the token walk); the
 //! weeks of `今天` hold 433 candidates at 1M entries. FTS5 holds the same counts: every
 //! instance of a phrase is in the position list it steps through to match the row
-//! (`detail = full`), and every row's token count per column is in `entries_fts_docsize`.
+//! (`detail = full`).
 //!
 //! Result: a BLOB of native-endian `u32`s, `[body₀, tag₀, body₁, tag₁, …]`: for each phrase
 //! of the FTS5 expression, in its order, the instances in the body (column 0) and in the tag
-//! (column 1) (`query::bm25::fold_counts` reads it). The row's token count is not in it: the
-//! candidate SQL joins the docsize table for that (`query::bm25::docsize_tokens`), a row lookup
-//! in the main statement cheaper than `xColumnSize`'s statement of its own. FTS5's API:
+//! (column 1) (`query::bm25::fold_counts` reads it). The row's token count is not in it:
+//! FTS5 keeps no docsize table here (`columnsize = 0`, migration V11), so `xColumnSize` would
+//! tokenize nothing; memlayers keeps the counts per day ([`crate::index::lens`]). FTS5's API:
 //! <https://sqlite.org/fts5.html#custom_auxiliary_functions> (`xPhraseCount`, `xInstCount`,
 //! `xInst`); registered through the `fts5_api`
 //! pointer that `SELECT fts5(?1)` hands out (<https://sqlite.org/fts5.html#extending_fts5>).
@@ -90,7 +90,8 @@ unsafe extern "C" fn counts(
             return;
         };
         let phrases = phrase_count(fts).max(0) as usize;
-        let mut out = vec![0u32; COLUMNS * phrases];
+        // On the stack for up to 8 phrases (no allocation per row, issue 15).
+        let mut out: smallvec::SmallVec<[u32; 16]> = smallvec::smallvec![0u32; COLUMNS * phrases];
         let mut n: c_int = 0;
         let rc = inst_count(fts, &mut n);
         if rc != ffi::SQLITE_OK {

@@ -371,6 +371,7 @@ pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
         }
     }
     tx.execute("DELETE FROM entry_rows WHERE id BETWEEN ?1 AND ?2", [lo, hi])?;
+    crate::index::lens::delete_day(tx, day_number(day))?;
     Ok(())
 }
 
@@ -469,12 +470,14 @@ pub fn append_indexed(
     }
     let day_s = f.day.format("%Y-%m-%d").to_string();
     let base = day_number(f.day) << ORDINAL_BITS;
+    let mut lens = Vec::with_capacity(lines.len());
     for (k, a) in lines.iter().enumerate() {
-        insert_entry(tx, base | (first_ordinal + k) as i64, a.line, a.entry, &a.fts)?;
+        lens.push(insert_entry(tx, base | (first_ordinal + k) as i64, a.line, a.entry, &a.fts)?);
         if let Some(m) = misdated(f, a.line, a.entry, tz) {
             record_malformed(tx, &m)?;
         }
     }
+    crate::index::lens::append(tx, day_number(f.day), first_ordinal, &lens)?;
     tx.prepare_cached(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
@@ -541,12 +544,20 @@ pub fn insert_row(
 }
 
 /// Inserts one entry into `entry_rows` and, with its FTS5 columns `fts`, the FTS5 table.
-fn insert_entry(tx: &Transaction, id: i64, lineno: i64, e: &crate::files::entry::Entry, fts: &FtsText) -> Result<()> {
+/// Returns its token count ([`crate::index::lens::tokens_of`]), which the caller stores with
+/// the day's others ([`crate::index::lens::append`]).
+fn insert_entry(
+    tx: &Transaction,
+    id: i64,
+    lineno: i64,
+    e: &crate::files::entry::Entry,
+    fts: &FtsText,
+) -> Result<usize> {
     let source = e.source.as_ref().map(|s| s.marker_body());
     insert_row(tx, id, e.ts, &e.tag, &e.content, source.as_deref(), lineno)?;
     let mut ins = tx.prepare_cached("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
     ins.execute(params![id, fts.tag, fts.body])?;
-    Ok(())
+    Ok(crate::index::lens::tokens_of(&fts.tag, &fts.body))
 }
 
 /// Replaces the index rows of one file with its current content. `bytes` are the file's bytes
@@ -573,6 +584,7 @@ pub fn mirror_file(
     let day_s = f.day.format("%Y-%m-%d").to_string();
     let base = day_number(f.day) << ORDINAL_BITS;
     let mut n = 0usize;
+    let mut lens = Vec::new();
     for (i, line) in text.split('\n').enumerate() {
         let lineno = i as i64 + 1;
         match parse_line(line) {
@@ -591,7 +603,7 @@ pub fn mirror_file(
             }
             LineKind::Entry(e) => {
                 bad.extend(misdated(f, lineno, &e, tz));
-                insert_entry(tx, base | n as i64, lineno, &e, &FtsText::of(&e))?;
+                lens.push(insert_entry(tx, base | n as i64, lineno, &e, &FtsText::of(&e))?);
                 n += 1;
             }
         }
@@ -606,6 +618,7 @@ pub fn mirror_file(
     for m in &bad {
         record_malformed(tx, m)?;
     }
+    crate::index::lens::append(tx, day_number(f.day), 0, &lens)?;
     tx.execute(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![f.rel, day_s, f.size, f.mtime_ns, f.inode, f.ctime_ns, hash, n as i64],

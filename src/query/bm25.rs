@@ -16,8 +16,8 @@
 //!   handle counts a frequent word once, not on every query;
 //! * each candidate's term frequencies and token count: for candidates found through FTS5,
 //!   from FTS5 itself (`ml_counts`, [`crate::index::fts5_aux`]: the instances in the position
-//!   lists it decoded to match the row, folded by [`fold_counts`], and the row's docsize
-//!   record, [`docsize_tokens`]), so no entry's text is read to score it; for candidates found
+//!   lists it decoded to match the row, folded by [`fold_counts`], and the row's token count
+//!   from `entry_lens`, [`crate::index::lens`]), so no entry's text is read to score it; for candidates found
 //!   by reading a window's rows (the scans of `query::search`), from their tag and content,
 //!   counted ([`Counter`]) by the rules of the segmenter the index was built with
 //!   (`index::segment`): FTS5's `unicode61` tokenizer reads the segmented text back token for
@@ -547,8 +547,8 @@ pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &Tokens) 
 /// Folds one row's [`crate::index::fts5_aux`] counts (the BLOB of `ml_counts`) into BM25's
 /// per-phrase frequencies `f` (one slot per phrase of [`phrases`], zeroed here): each FTS5
 /// phrase's body instances count 1.0 and its tag instances 2.0 ([`WEIGHTS`]), added to the
-/// phrase `phrase_of` maps it to ([`Expanded::phrase_of`]). Returns the row's token count
-/// over both columns, or `None` when the BLOB does not hold `phrase_of.len()` phrases.
+/// phrase `phrase_of` maps it to ([`Expanded::phrase_of`]). `None` when the BLOB does not hold
+/// `phrase_of.len()` phrases.
 pub fn fold_counts(blob: &[u8], phrase_of: &[usize], f: &mut [f64]) -> Option<()> {
     use crate::index::fts5_aux::COLUMNS;
     if blob.len() != 4 * COLUMNS * phrase_of.len() {
@@ -561,20 +561,6 @@ pub fn fold_counts(blob: &[u8], phrase_of: &[usize], f: &mut [f64]) -> Option<()
         *f.get_mut(p)? += WEIGHTS[1] * f64::from(body) + WEIGHTS[0] * f64::from(tag);
     }
     Some(())
-}
-
-/// A row's token count over every column from its `entries_fts_docsize.sz` BLOB (one varint
-/// per column, FTS5's docsize record: fts5_storage.c, `sqlite3Fts5StorageDocsize`); a value
-/// missing from a short record counts 0, as FTS5 reads it.
-pub fn docsize_tokens(sz: &[u8]) -> usize {
-    let mut at = 0;
-    let mut n = 0u64;
-    for _ in 0..WEIGHTS.len() {
-        let Some((v, k)) = varint(sz, at) else { break };
-        n += v;
-        at += k;
-    }
-    n as usize
 }
 
 /// The BM25 formula (module docs) on counts: `f` the weighted instance count of each phrase,

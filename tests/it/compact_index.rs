@@ -115,9 +115,14 @@ fn an_index_made_by_the_v7_schema_is_rebuilt_and_answers_as_a_new_one() {
     let c = m_old.conn().unwrap();
     let kind: String = c.query_row("SELECT type FROM sqlite_schema WHERE name = 'entries'", [], |r| r.get(0)).unwrap();
     assert_eq!(kind, "view");
-    // V8, then V9 (fts_counts) and V10 (layer_files.ctime_ns), the newest.
+    // V8, then V9 (fts_counts), V10 (layer_files.ctime_ns) and V11 (entry_lens), the newest.
     let version: i64 = c.query_row("SELECT max(version) FROM refinery_schema_history", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, 10);
+    assert_eq!(version, 11);
+    // V11: one entry_lens row per day file with entries, 2 bytes an entry; no FTS5 docsize.
+    let (days, bytes): (i64, i64) =
+        c.query_row("SELECT count(*), sum(length(lens)) FROM entry_lens", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();
+    let with_entries: i64 = c.query_row("SELECT count(*) FROM files WHERE entries > 0", [], |r| r.get(0)).unwrap();
+    assert_eq!((days, bytes), (with_entries, 2 * before.len() as i64));
     // The view gives back every column V7 stored, row for row.
     assert_eq!(v7_rows(&c), before);
     drop(c);
@@ -311,4 +316,85 @@ fn the_exact_utc_filter_on_ts_ms_is_half_open_to_the_millisecond() {
     assert_eq!(between("2026-10-19T23:59:59.999Z", "2026-10-20T00:00:00.000Z"), ["i"]);
     assert!(between("2026-10-19T23:59:59.998Z", "2026-10-19T23:59:59.999Z").is_empty());
     assert_eq!(between("2026-10-19T23:59:59.998Z", "2026-10-20T01:00:00.001Z"), ["a", "i"]);
+}
+
+/// The token counts of one day in `entry_lens` (migration V11), decoded by hand: a
+/// little-endian u16 per entry; `None` when the day has no row.
+fn day_lens(m: &memlayers::Memory, day: &str) -> Option<Vec<u16>> {
+    let c = m.conn().unwrap();
+    let blob: Option<Vec<u8>> = c
+        .query_row("SELECT lens FROM entry_lens WHERE day = CAST(julianday(?1) - 1721424.5 AS INTEGER)", [day], |r| {
+            Ok(r.get_ref(0)?.as_blob()?.to_vec())
+        })
+        .ok();
+    blob.map(|b| b.chunks_exact(2).map(|p| u16::from_le_bytes([p[0], p[1]])).collect())
+}
+
+/// Each entry's token count (tag and content, as FTS5 stores them) follows every write path:
+/// a sync of a new file, an append through `write`, a hand edit, a deleted file. Counts by
+/// hand from the segmenter's rules: `周报 写完` → 周报 报 写完 完 (4), the tag `-` none;
+/// `ok 42 go` → 3 (words under 3 letters and digits get no stem), tag `工作` → 工作 作 (2);
+/// `买一双跑鞋` → 4 bigrams + 鞋 (5), tag `计划` 2; `火锅 好吃!` → 火锅 锅 好吃 吃 (4).
+#[test]
+fn entry_lens_holds_each_entrys_token_count_through_every_write_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let day = "cold/2026-11/2026-11-20.md";
+    put(dir.path(), day, "- [2026-11-20T01:00:00.000Z] [-] 周报 写完\n- [2026-11-20T02:00:00.000Z] [工作] ok 42 go\n");
+    let m = open_at(dir.path(), NOW);
+    assert_eq!(day_lens(&m, "2026-11-20"), Some(vec![4, 5]));
+    // An append through the library: NOW is 2026-11-29 20:00 in Shanghai.
+    let w =
+        memlayers::WriteArgs {
+            text: "买一双跑鞋".into(), tag: Some("计划".into()), important: false, source: None
+        };
+    m.write(&w).unwrap();
+    m.write(&memlayers::WriteArgs { text: "周报 写完".into(), tag: None, important: false, source: None }).unwrap();
+    assert_eq!(day_lens(&m, "2026-11-29"), Some(vec![7, 4]));
+    // A hand edit: the first entry removed, one added; seen by the next query.
+    put(dir.path(), day, "- [2026-11-20T02:00:00.000Z] [工作] ok 42 go\n- [2026-11-20T03:00:00.000Z] [-] 火锅 好吃!\n");
+    let r = m.retrieve(&RetrieveArgs { query: "火锅".into(), ..Default::default() }).unwrap();
+    assert_eq!(r.items.len(), 1);
+    assert_eq!(day_lens(&m, "2026-11-20"), Some(vec![5, 4]));
+    // A deleted day file takes its row with it.
+    std::fs::remove_file(dir.path().join(day)).unwrap();
+    m.recall("火锅", None, None).unwrap();
+    assert_eq!(day_lens(&m, "2026-11-20"), None);
+    let chk = m.check().unwrap();
+    assert!(chk.clean, "{chk:?}");
+}
+
+/// A day whose stored counts are missing or short (an index damaged by hand, say) still
+/// scores every match exactly: the counts come from the entries' text then. `check` reports
+/// the day. Two fresh roots from the example archive, one with its counts wiped, answer the
+/// same windowed and unwindowed questions with the same ids and scores.
+#[test]
+fn matches_whose_token_count_is_not_stored_are_counted_from_their_text() {
+    let fresh = || {
+        let dir = tempfile::tempdir().unwrap();
+        copy_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive"), dir.path());
+        let m = open_at(dir.path(), NOW);
+        (dir, m)
+    };
+    let ((_a, kept), (_b, wiped)) = (fresh(), fresh());
+    let c = wiped.conn().unwrap();
+    let days: i64 = c.query_row("SELECT count(*) FROM entry_lens", [], |r| r.get(0)).unwrap();
+    assert!(days > 20, "{days}");
+    // Every other day's counts gone, the rest cut to one entry.
+    c.execute_batch("DELETE FROM entry_lens WHERE day % 2 = 0; UPDATE entry_lens SET lens = substr(lens, 1, 2);")
+        .unwrap();
+    drop(c);
+    for q in ["周报", "上个月的周报", "今年 吃", "project", "火锅"] {
+        let ask = |m: &memlayers::Memory| {
+            let r = m
+                .retrieve(&RetrieveArgs { query: q.into(), limit: Some(20), explain: true, ..Default::default() })
+                .unwrap();
+            let bm25: Vec<f64> = r.explain.unwrap().hits.iter().map(|h| h.bm25).collect();
+            (r.items.iter().map(|i| (i.id, i.score)).collect::<Vec<_>>(), bm25)
+        };
+        let want = ask(&kept);
+        assert!(!want.0.is_empty(), "{q}");
+        assert_eq!(ask(&wiped), want, "{q}");
+    }
+    let chk = wiped.check().unwrap();
+    assert!(!chk.clean && chk.count_mismatch.len() as i64 >= days / 2, "{chk:?}");
 }

@@ -229,10 +229,14 @@ fn the_window_is_applied_inside_the_fts5_query() {
     let fts = plan.iter().find(|l| l.contains("VIRTUAL TABLE INDEX")).unwrap();
     let idx = fts.rsplit(':').next().unwrap();
     assert!(idx.starts_with('M') && idx.contains('>') && idx.contains('<'), "{plan:?}");
-    // Each candidate's token count: one rowid lookup in FTS5's docsize table (d); the
-    // entries' rows (entry_rows) are not read for the candidates.
-    assert!(plan.iter().any(|l| l == "SEARCH d USING INTEGER PRIMARY KEY (rowid=?)"), "{plan:?}");
-    assert!(!plan.iter().any(|l| l.contains("entry_rows") || l.starts_with("SEARCH r ")), "{plan:?}");
+    // Nothing else: the token counts come from `entry_lens`, one row per day (not one lookup
+    // per candidate), and the entries' rows (entry_rows) are not read for the candidates.
+    assert_eq!(plan.len(), 1, "{plan:?}");
+    assert!(!plan.iter().any(|l| l.contains("docsize") || l.contains("entry_rows")), "{plan:?}");
+    // FTS5 keeps no docsize table of its own (columnsize=0, migration V11).
+    let docsize: i64 =
+        c.query_row("SELECT count(*) FROM sqlite_schema WHERE name = 'entries_fts_docsize'", [], |r| r.get(0)).unwrap();
+    assert_eq!(docsize, 0);
 }
 
 #[test]
