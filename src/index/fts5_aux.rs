@@ -15,8 +15,8 @@
 //! (column 1) (`query::bm25::fold_counts` reads it). The row's token count is not in it:
 //! FTS5 keeps no docsize table here (`columnsize = 0`, migration V11), so `xColumnSize` would
 //! tokenize nothing; memlayers keeps the counts per day ([`crate::index::lens`]). FTS5's API:
-//! <https://sqlite.org/fts5.html#custom_auxiliary_functions> (`xPhraseCount`, `xInstCount`,
-//! `xInst`); registered through the `fts5_api`
+//! <https://sqlite.org/fts5.html#custom_auxiliary_functions> (`xPhraseCount`, `xPhraseFirst`,
+//! `xPhraseNext`); registered through the `fts5_api`
 //! pointer that `SELECT fts5(?1)` hands out (<https://sqlite.org/fts5.html#extending_fts5>).
 //!
 //! rusqlite exposes FTS5's extension API only as raw bindings, so this module is the one
@@ -85,28 +85,31 @@ unsafe extern "C" fn counts(
     // SAFETY: FTS5 calls this with its own valid `api`, `fts` and `ctx` for the current row.
     unsafe {
         let api = &*api;
-        let (Some(phrase_count), Some(inst_count), Some(inst)) = (api.xPhraseCount, api.xInstCount, api.xInst) else {
+        let (Some(phrase_count), Some(phrase_first), Some(phrase_next)) =
+            (api.xPhraseCount, api.xPhraseFirst, api.xPhraseNext)
+        else {
             ffi::sqlite3_result_error(ctx, c"ml_counts: incomplete Fts5ExtensionApi".as_ptr(), -1);
             return;
         };
         let phrases = phrase_count(fts).max(0) as usize;
         // On the stack for up to 8 phrases (no allocation per row, issue 15).
         let mut out: smallvec::SmallVec<[u32; 16]> = smallvec::smallvec![0u32; COLUMNS * phrases];
-        let mut n: c_int = 0;
-        let rc = inst_count(fts, &mut n);
-        if rc != ffi::SQLITE_OK {
-            ffi::sqlite3_result_error_code(ctx, rc);
-            return;
-        }
-        for i in 0..n {
-            let (mut p, mut col, mut off) = (0, 0, 0);
-            let rc = inst(fts, i, &mut p, &mut col, &mut off);
+        // Each phrase's position list, walked where FTS5 left it to match the row (empty for
+        // a phrase of an OR that this row does not hold): cheaper than `xInstCount`/`xInst`,
+        // which merge every phrase's instances into one array FTS5 allocates per row.
+        for p in 0..phrases {
+            let mut iter = ffi::Fts5PhraseIter { a: ptr::null(), b: ptr::null() };
+            let (mut col, mut off): (c_int, c_int) = (0, 0);
+            let rc = phrase_first(fts, p as c_int, &mut iter, &mut col, &mut off);
             if rc != ffi::SQLITE_OK {
                 ffi::sqlite3_result_error_code(ctx, rc);
                 return;
             }
-            if let Some(slot) = out.get_mut(COLUMNS * p as usize + col as usize) {
-                *slot += 1;
+            while col >= 0 {
+                if let Some(slot) = out.get_mut(COLUMNS * p + col as usize) {
+                    *slot += 1;
+                }
+                phrase_next(fts, &mut iter, &mut col, &mut off);
             }
         }
         let bytes = std::mem::size_of_val(out.as_slice());

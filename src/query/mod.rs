@@ -86,22 +86,12 @@ pub fn items_by_id(c: &rusqlite::Connection, ids: &[i64]) -> Result<std::collect
         let item = st
             .query_row([id], |r| {
                 let day = id >> crate::index::sync::ORDINAL_BITS;
-                let date = crate::files::day_from_number(day);
                 // The instant in ms since 1970: 719 163 is 1970-01-01's day number (migration V8).
                 let off: i64 = r.get(0)?;
                 let ms = (day - 719_163).checked_mul(86_400_000).and_then(|d| d.checked_add(off));
                 let ts = ms.and_then(chrono::DateTime::from_timestamp_millis);
                 let source: Option<String> = r.get(3)?;
-                Ok(Item {
-                    id,
-                    date: date.map(|d| d.to_string()).unwrap_or_default(),
-                    ts: ts.map(crate::files::entry::format_ts).unwrap_or_default(),
-                    tag: r.get(1)?,
-                    content: r.get(2)?,
-                    source: source.as_deref().and_then(Source::from_marker_body),
-                    score: None,
-                    matched: None,
-                })
+                Ok(item_of(id, ts, r.get(1)?, r.get(2)?, source.as_deref()))
             })
             .optional()?;
         if let Some(item) = item {
@@ -109,6 +99,29 @@ pub fn items_by_id(c: &rusqlite::Connection, ids: &[i64]) -> Result<std::collect
         }
     }
     Ok(out)
+}
+
+/// The [`Item`] of entry `id` (its local date from the id) from its UTC instant `ts` (`None`:
+/// out of chrono's range, left blank), tag, content and source marker body (as
+/// `entry_rows.source` stores it). `score` and `matched` unset.
+pub fn item_of(
+    id: i64,
+    ts: Option<chrono::DateTime<chrono::Utc>>,
+    tag: String,
+    content: String,
+    source: Option<&str>,
+) -> Item {
+    let date = crate::files::day_from_number(id >> crate::index::sync::ORDINAL_BITS);
+    Item {
+        id,
+        date: date.map(|d| d.to_string()).unwrap_or_default(),
+        ts: ts.map(crate::files::entry::format_ts).unwrap_or_default(),
+        tag,
+        content,
+        source: source.and_then(Source::from_marker_body),
+        score: None,
+        matched: None,
+    }
 }
 
 /// Result of `recent` / `by_tag` / `by_date` (plugin field names).

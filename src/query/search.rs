@@ -524,47 +524,73 @@ pub fn ranked(
     let bonus = bonus_bound(opts.weights, opts.tau_days);
     let mut rest = scored.into_iter();
     let first: Vec<_> = rest.by_ref().take(opts.limit).collect();
-    let mut best = read_and_score(c, first, opts, weights, range)?;
+    // The instant (ms), tag and source of each row read here, for the answer's items.
+    let mut rest_of_row = std::collections::HashMap::new();
+    let mut best = read_and_score(c, first, opts, weights, range, &mut rest_of_row)?;
     let kth = if best.len() >= opts.limit { best[opts.limit - 1].1.score } else { f64::NEG_INFINITY };
     // A margin of 1e-9 for rounding: a candidate that could tie the limit-th is read too.
     let more: Vec<_> = rest.take_while(|(_, b)| text_term(*b, range) + bonus + 1e-9 >= kth).collect();
     if !more.is_empty() {
-        best.extend(read_and_score(c, more, opts, weights, range)?);
+        best.extend(read_and_score(c, more, opts, weights, range, &mut rest_of_row)?);
         best.sort_by(|a, b| {
             b.1.score.total_cmp(&a.1.score).then_with(|| b.0.ts.cmp(&a.0.ts)).then(b.0.id.cmp(&a.0.id))
         });
     }
     best.truncate(opts.limit);
-    let ids: Vec<i64> = best.iter().map(|(s, _)| s.id).collect();
-    let mut items = crate::query::items_by_id(c, &ids)?;
+    // Rows read above make their items at once; candidates a window scan found (their tag and
+    // source not kept) are read whole.
+    let unread: Vec<i64> = best.iter().map(|(s, _)| s.id).filter(|id| !rest_of_row.contains_key(id)).collect();
+    let mut items = crate::query::items_by_id(c, &unread)?;
     // The terms each hit holds, from the counts it was scored with (`Query::matched` would
     // segment its text again).
     Ok(best
         .into_iter()
         .filter_map(|(s, parts)| {
-            let mut item = items.remove(&s.id)?;
+            let mut item = match rest_of_row.remove(&s.id) {
+                Some((ts_ms, tag, source)) => {
+                    let ts = DateTime::from_timestamp_millis(ts_ms);
+                    crate::query::item_of(s.id, ts, tag, s.content, source.as_deref())
+                }
+                None => items.remove(&s.id)?,
+            };
             item.matched = Some(counter.terms_matched(&s.f));
             Some((item, parts))
         })
         .collect())
 }
 
+/// What [`rows_by_id`] reads of an entry: its UTC instant (ms since 1970), content, tag and
+/// source marker body.
+struct RowRead {
+    ts_ms: i64,
+    content: String,
+    tag: String,
+    source: Option<String>,
+}
+
 /// Scores `batch` (candidates with their BM25) with the one documented score over the
 /// candidate set's `range`: each candidate's instant and text kept from its row when a scan
-/// read it, else read now ([`rows_by_id`]), and its usage weight. A row deleted since it
-/// matched drops out. Best first.
+/// read it, else read now ([`rows_by_id`], whose instant, tag and source go to `rest_of_row`
+/// by id),
+/// and its usage weight. A row deleted since it matched drops out. Best first.
 fn read_and_score(
     c: &Connection,
     batch: Vec<(Candidate, f64)>,
     opts: &RankOpts,
     weights: &dyn Fn(&[Scored]) -> Vec<f64>,
     range: (f64, f64),
+    rest_of_row: &mut std::collections::HashMap<i64, (i64, String, Option<String>)>,
 ) -> Result<Vec<(Scored, ScoreParts)>> {
     let unread: Vec<i64> = batch.iter().filter(|(r, _)| r.row.is_none()).map(|(r, _)| r.id).collect();
     let mut read = rows_by_id(c, &unread)?;
     let (mut top, mut bm) = (Vec::with_capacity(batch.len()), Vec::with_capacity(batch.len()));
     for (r, b) in batch {
-        let Some((ts_ms, content)) = r.row.or_else(|| read.remove(&r.id)) else { continue };
+        let row = r.row.or_else(|| {
+            let row = read.remove(&r.id)?;
+            rest_of_row.insert(r.id, (row.ts_ms, row.tag, row.source));
+            Some((row.ts_ms, row.content))
+        });
+        let Some((ts_ms, content)) = row else { continue };
         // Out of chrono's range (never written by memlayers): as old as can be, no bonus.
         let ts = DateTime::from_timestamp_millis(ts_ms).unwrap_or(DateTime::<Utc>::MIN_UTC);
         top.push(Scored { id: r.id, ts, content, f: r.f });
@@ -574,17 +600,27 @@ fn read_and_score(
     Ok(score_candidates(top.into_iter().zip(bm).collect(), &usage, opts.now, opts.tau_days, opts.weights, range))
 }
 
-/// The instant (ms since 1970) and text of the entries `ids`, by id; ids with no row are left
+/// The instant, text, tag and source of the entries `ids`, by id; ids with no row are left
 /// out. One rowid lookup each through one cached statement: cheaper than one statement over a
-/// `json_each` list of the ids (~5 000 instructions a row at K = 50, issue 15).
-fn rows_by_id(c: &Connection, ids: &[i64]) -> Result<std::collections::HashMap<i64, (i64, String)>> {
+/// `json_each` list of the ids (~5 000 instructions a row at K = 50, issue 15). The tag and
+/// source make the answer's items without reading the rows again (`items_by_id`, ~10 000
+/// instructions an answer).
+fn rows_by_id(c: &Connection, ids: &[i64]) -> Result<std::collections::HashMap<i64, RowRead>> {
     let mut out = std::collections::HashMap::with_capacity(ids.len());
     if ids.is_empty() {
         return Ok(out);
     }
-    let mut st = c.prepare_cached(&format!("SELECT {ROW_TS_MS}, r.content FROM entry_rows r WHERE r.id = ?1"))?;
+    let mut st = c.prepare_cached(&format!(
+        "SELECT {ROW_TS_MS}, r.content, coalesce(r.tag, t.tag), r.source FROM entry_rows r \
+         JOIN tags t ON t.id = r.tag_id WHERE r.id = ?1"
+    ))?;
     for &id in ids {
-        if let Some(row) = st.query_row([id], |r| Ok((r.get(0)?, r.get(1)?))).optional()? {
+        let row = st
+            .query_row([id], |r| {
+                Ok(RowRead { ts_ms: r.get(0)?, content: r.get(1)?, tag: r.get(2)?, source: r.get(3)? })
+            })
+            .optional()?;
+        if let Some(row) = row {
             out.insert(id, row);
         }
     }
