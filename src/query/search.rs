@@ -627,6 +627,17 @@ fn rows_by_id(c: &Connection, ids: &[i64]) -> Result<std::collections::HashMap<i
     Ok(out)
 }
 
+/// Windows of fewer local dates than this (a day, a week) are walked oldest first wherever
+/// they lie ([`ranked_sql_in`] with `ascending`), falling back to newest first only when the
+/// cap is reached. FTS5 steps backwards through a doclist index by scanning each of its pages
+/// again from the start (fts5_index.c, `fts5DlidxLvlPrev`) and sets up a reversed leaf page
+/// per page read (`fts5SegIterReverseInitPage`): ~190 000 instructions to reach a week of
+/// `今天` (146 000 matches at 1M entries) from the newest end, where the forward steps from the
+/// oldest end cost ~90 instructions a leaf page (issue 15). A day or a week rarely holds
+/// [`MAX_SCORED`] matches (a week of `今天`: at most 433), so the second walk is rare; a longer
+/// window often does, and is walked from the nearer end.
+pub const ASCENDING_DAYS: i64 = 8;
+
 /// The candidate rows through FTS5 ([`ranked_sql`]), with the BM25 counts FTS5 gives for each
 /// (`phrase_of`: [`bm25::Expanded::phrase_of`] of `fts`; `phrases`: how many phrases
 /// [`bm25::phrases`] has).
@@ -644,7 +655,7 @@ fn fts_candidates(
     // cap (the newest MAX_SCORED) then needs every match read: when the cap is reached, the
     // window is walked again newest first.
     if let Some((lo, hi)) = range
-        && older_half(c, lo, hi)?
+        && ((hi >> 20) - (lo >> 20) < ASCENDING_DAYS || older_half(c, lo, hi)?)
     {
         let sql = ranked_sql_in(true, ts_ms.is_some(), true);
         let rows = candidates_by(c, &sql, (fts, phrase_of), phrases, range, ts_ms)?;

@@ -207,7 +207,7 @@ fn every_match_is_scored_up_to_the_cap_and_only_the_newest_beyond_it() {
 }
 
 #[test]
-fn a_window_nearer_the_oldest_entry_is_walked_oldest_first_with_the_same_cap() {
+fn a_short_window_or_one_nearer_the_oldest_entry_is_walked_oldest_first_with_the_same_cap() {
     use memlayers::query::retrieve::TimeRange;
     let day = |s: &str| chrono::NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap();
     // The strong old match (2026-01-01), 500 weak ones (2026-11-01 … 11-05) and one entry
@@ -239,8 +239,23 @@ fn a_window_nearer_the_oldest_entry_is_walked_oldest_first_with_the_same_cap() {
         ("周报 普通记录 第499条 今天的内容比较长一些没有别的", Some(1.15))
     );
     assert!(r.explain.unwrap().sql.contains("ORDER BY f.rowid DESC"));
-    // A window nearer the newest entry is walked newest first.
+    // A window nearer the newest entry is walked newest first when it spans 8 days or more
+    // (ASCENDING_DAYS) ...
+    assert_eq!(memlayers::query::search::ASCENDING_DAYS, 8);
     let r = ask("2026-11-05", "2026-11-28");
+    assert!(r.explain.unwrap().sql.contains("ORDER BY f.rowid DESC"));
+    // ... and oldest first when shorter: 2026-11-02 … 11-08 (7 dates, 400 matches: 100 on
+    // each of 11-02 … 11-05). The weak entries' texts are alike (same BM25) and the calls
+    // above hit the newest ten: the newest, 第499条, is first.
+    let r = ask("2026-11-02", "2026-11-08");
+    assert_eq!(r.matched, 400);
+    assert_eq!(r.items[0].content.as_str(), "周报 普通记录 第499条 今天的内容比较长一些没有别的");
+    assert!(r.explain.unwrap().sql.contains("ORDER BY f.rowid ASC"));
+    // 2026-10-30 … 11-05 (7 dates) holds all 500: the oldest-first walk reaches the cap, so
+    // the week is walked again newest first.
+    let r = ask("2026-10-30", "2026-11-05");
+    assert_eq!(r.matched, 500);
+    assert_eq!(r.items[0].content.as_str(), "周报 普通记录 第499条 今天的内容比较长一些没有别的");
     assert!(r.explain.unwrap().sql.contains("ORDER BY f.rowid DESC"));
 }
 
