@@ -245,11 +245,12 @@ pub fn candidates(limit: usize) -> usize {
 /// 00:00 UTC of the id's date), as SQL.
 const ROW_TS_MS: &str = "(((r.id >> 20) - 719163) * 86400000 + r.ts_off)";
 
-/// The SQL of the candidate rows: the matches, newest first, at most [`MAX_SCORED`], as the
-/// rowid and the row's BM25 counts (`ml_counts`, [`crate::index::fts5_aux`]): each phrase's
-/// instances per column, from the position lists FTS5 decoded to match the row (each row's
-/// token count comes from `entry_lens`, [`crate::index::lens`], read per day). The entries'
-/// texts are not read here: only the top K by BM25 need theirs ([`ranked`]). The window (if any) is a rowid constraint inside the FTS5
+/// The SQL of the candidate rows: the matches, newest first, at most [`MAX_SCORED`], each as
+/// one BLOB (`ml_counts`, [`crate::index::fts5_aux`]): the rowid and each phrase's instances
+/// per column, from the position lists FTS5 decoded to match the row (each row's token count
+/// comes from `entry_lens`, [`crate::index::lens`], read per day). The entries' texts are not
+/// read here: only the top K by BM25 need theirs ([`ranked`]). The window (if any) is a rowid
+/// constraint inside the FTS5
 /// query (FTS5 walks its doclists in rowid order from the window's end and stops at the cap),
 /// and an exact UTC filter (if any, in ms since 1970, on `entry_rows`' instant) applies before
 /// the cap. No `bm25()`: its IDF counts every match of each phrase in the whole index;
@@ -272,7 +273,7 @@ pub fn ranked_sql_in(windowed: bool, ts_filter: bool, ascending: bool) -> String
         ("", String::new())
     };
     format!(
-        "SELECT f.rowid, {}(entries_fts) FROM entries_fts f{join} \
+        "SELECT {}(entries_fts) FROM entries_fts f{join} \
          WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid {order} LIMIT ?2",
         crate::index::fts5_aux::COUNTS_FN
     )
@@ -702,11 +703,13 @@ fn candidates_by(
     let mut f = vec![0.0; phrases];
     let mut lens = crate::index::lens::DayLens::default();
     while let Some(r) = rows.next()? {
-        let id = r.get(0)?;
-        bm25::fold_counts(bytes(r, 1)?, phrase_of, &mut f).ok_or_else(|| {
-            let why = format!("{}: the counts of entry {id} do not fit {fts:?}", crate::index::fts5_aux::COUNTS_FN);
+        let blob = bytes(r, 0)?;
+        let misfit = |what: String| {
+            let why = format!("{}: {what} do not fit {fts:?}", crate::index::fts5_aux::COUNTS_FN);
             rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH), Some(why))
-        })?;
+        };
+        let (id, counts) = crate::index::fts5_aux::split_counts(blob).ok_or_else(|| misfit("a row's counts".into()))?;
+        bm25::fold_counts(counts, phrase_of, &mut f).ok_or_else(|| misfit(format!("the counts of entry {id}")))?;
         let len = match lens.get(c, id)? {
             Some(n) => n,
             None => tokens_in_text(c, id)?,
