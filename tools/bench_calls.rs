@@ -234,19 +234,26 @@ impl Mcp {
             "initialize",
             serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench-calls", "version": "1"}}),
         )?;
-        writeln!(m.stdin, "{}", serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
+        m.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
         Ok(Some(m))
+    }
+
+    /// Writes one message as one line in one write, as an MCP host's SDK does. `writeln!` of
+    /// a `Value` on the unbuffered `ChildStdin` made a write system call per JSON token (about
+    /// 60 for a `mem_retrieve` request), each of which could wake the server for a partial
+    /// line: 0.025–0.03 ms of every measured round trip (1M entries, 2-core VM).
+    fn send(&mut self, msg: &serde_json::Value) -> BResult<()> {
+        let mut line = msg.to_string();
+        line.push('\n');
+        self.stdin.write_all(line.as_bytes())?;
+        self.stdin.flush()?;
+        Ok(())
     }
 
     fn request(&mut self, method: &str, params: serde_json::Value) -> BResult<serde_json::Value> {
         let id = self.next_id;
         self.next_id += 1;
-        writeln!(
-            self.stdin,
-            "{}",
-            serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
-        )?;
-        self.stdin.flush()?;
+        self.send(&serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
         let mut line = String::new();
         loop {
             line.clear();

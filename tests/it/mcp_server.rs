@@ -167,3 +167,34 @@ fn sigterm_writes_pending_usage_hits() {
     assert!(status.success(), "{status:?}");
     assert_eq!(hits_on_disk(), Some(3));
 }
+
+/// A call's usage hits reach the index (and, with no throttle, usage.json) once its reply is
+/// written, without waiting for a next call or for the client to leave: the server records
+/// them right after the write (src/cli/mcp RecordAfterReply).
+#[test]
+fn hits_are_recorded_after_the_reply_without_a_next_call() {
+    let dir = tempfile::tempdir().unwrap();
+    // No throttle: every recorded hit writes usage.json at once.
+    let cfg = dir.path().join("cfg.json");
+    std::fs::write(&cfg, r#"{"usageThrottleMs": 0}"#).unwrap();
+    let root = dir.path().join("mem");
+    let mut s = Session::start(&root, &["--config", cfg.to_str().unwrap()]);
+    s.handshake();
+    assert_eq!(s.call(2, "mem_write", json!({"text": "周日复盘"}))["isError"], json!(false));
+    let r = s.call(3, "mem_recall", json!({"keyword": "复盘"}));
+    assert_eq!(r["structuredContent"]["returned"], 1, "{r}");
+    // One recall that returned the one entry: one hit, on disk while the session stays open.
+    let usage = root.join("usage.json");
+    let hits_on_disk = || -> Option<u64> {
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&usage).ok()?).ok()?;
+        v["entries"].as_object()?.values().next()?["hits"].as_u64()
+    };
+    let t = std::time::Instant::now();
+    while hits_on_disk() != Some(1) && t.elapsed() < std::time::Duration::from_secs(20) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert_eq!(hits_on_disk(), Some(1), "the recall's hit was not recorded after its reply");
+    drop(s.stdin.take());
+    assert!(wait_at_most(&mut s.child, 30).success());
+    assert_eq!(hits_on_disk(), Some(1));
+}
