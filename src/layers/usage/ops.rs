@@ -441,8 +441,10 @@ pub fn file_bytes(c: &Connection) -> Result<Vec<u8>> {
 const DECAY_BATCH: usize = 4096;
 
 /// Decays (and stores) every record at least one whole day past its decay anchor; returns how
-/// many changed. Uses the `usage_decay` expression index to find them (their rowids), then
-/// decays them `DECAY_BATCH` at a time, so memory does not grow with the ledger.
+/// many changed. Finds them (their rowids) by a scan of the ledger (migration V12 dropped the
+/// index on the anchor, which every hit moved; this pass runs before usage.json is written,
+/// which reads every record too), then decays them `DECAY_BATCH` at a time, so memory does
+/// not grow with the ledger.
 pub fn decay_due(c: &Connection, now: DateTime<Utc>, half_life_days: f64) -> Result<usize> {
     let cutoff = format_ts(now - chrono::Duration::days(1));
     let due: Vec<i64> = c
