@@ -36,6 +36,15 @@ pub fn open_at(root: &Path, now: &str) -> Memory {
     Memory::open(root, config()).unwrap().with_now(at(now))
 }
 
+/// A fresh copy of the bundled example archive (`examples/archive`) in a temp root, opened
+/// with [`open_at`] `now`.
+pub fn example_at(now: &str) -> (tempfile::TempDir, Memory) {
+    let dir = tempfile::tempdir().unwrap();
+    copy_tree(&Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive"), dir.path());
+    let m = open_at(dir.path(), now);
+    (dir, m)
+}
+
 /// Writes a cold file (relative path) with the given lines.
 pub fn put(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);

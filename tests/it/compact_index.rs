@@ -370,12 +370,7 @@ fn entry_lens_holds_each_entrys_token_count_through_every_write_path() {
 /// same windowed and unwindowed questions with the same ids and scores.
 #[test]
 fn matches_whose_token_count_is_not_stored_are_counted_from_their_text() {
-    let fresh = || {
-        let dir = tempfile::tempdir().unwrap();
-        copy_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive"), dir.path());
-        let m = open_at(dir.path(), NOW);
-        (dir, m)
-    };
+    let fresh = || crate::common::example_at(NOW);
     let ((_a, kept), (_b, wiped)) = (fresh(), fresh());
     let c = wiped.conn().unwrap();
     let days: i64 = c.query_row("SELECT count(*) FROM entry_lens", [], |r| r.get(0)).unwrap();

@@ -528,12 +528,7 @@ fn own_bm25_equals_fts5_bm25() {
 #[test]
 fn skipping_the_idf_of_a_one_phrase_query_changes_nothing_but_explain() {
     // Two fresh roots: an answer records usage hits, which would change the next one's scores.
-    let fresh = || {
-        let dir = tempfile::tempdir().unwrap();
-        copy_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive"), dir.path());
-        let m = open_at(dir.path(), NOW);
-        (dir, m)
-    };
+    let fresh = || crate::common::example_at(NOW);
     let ((_a, plain), (_b, explained)) = (fresh(), fresh());
     for q in ["周报", "吃", "火锅", "上个月的周报", "今年 吃", "project"] {
         let ask = |m: &Memory, explain| {

@@ -10,10 +10,7 @@ use memlayers::query::retrieve::{RetrieveArgs, TimeRange, WindowSource};
 const NOW: &str = "2026-11-29T12:00:00Z"; // Sunday 2026-11-29 20:00 in Shanghai
 
 fn example() -> (tempfile::TempDir, Memory) {
-    let dir = tempfile::tempdir().unwrap();
-    copy_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive"), dir.path());
-    let m = open_at(dir.path(), NOW);
-    (dir, m)
+    crate::common::example_at(NOW)
 }
 
 fn ask(m: &Memory, q: &str) -> memlayers::query::retrieve::RetrieveResult {
