@@ -141,25 +141,36 @@ fn garbage_lines_never_stop_the_server() {
     assert_eq!(cold.lines().filter(|l| l.contains("录了《晴天》")).count(), 1);
 }
 
-#[test]
-fn sigterm_writes_pending_usage_hits() {
+/// A session on a fresh root (in the returned temp dir, at the returned path) whose config
+/// sets `usageThrottleMs` to `throttle_ms`, after the handshake and one `mem_write` of
+/// `周日复盘`.
+fn session_with_one_entry(throttle_ms: u64) -> (tempfile::TempDir, std::path::PathBuf, Session) {
     let dir = tempfile::tempdir().unwrap();
-    // A throttle of an hour: the hits below can only reach usage.json through the final flush.
     let cfg = dir.path().join("cfg.json");
-    std::fs::write(&cfg, r#"{"usageThrottleMs": 3600000}"#).unwrap();
+    std::fs::write(&cfg, format!(r#"{{"usageThrottleMs": {throttle_ms}}}"#)).unwrap();
     let root = dir.path().join("mem");
     let mut s = Session::start(&root, &["--config", cfg.to_str().unwrap()]);
     s.handshake();
     assert_eq!(s.call(2, "mem_write", json!({"text": "周日复盘"}))["isError"], json!(false));
+    (dir, root, s)
+}
+
+/// The hits of the first record in the usage.json at `usage`, when it exists and has one.
+fn hits_in(usage: &std::path::Path) -> Option<u64> {
+    let v: Value = serde_json::from_str(&std::fs::read_to_string(usage).ok()?).ok()?;
+    v["entries"].as_object()?.values().next()?["hits"].as_u64()
+}
+
+#[test]
+fn sigterm_writes_pending_usage_hits() {
+    // A throttle of an hour: the hits below can only reach usage.json through the final flush.
+    let (_dir, root, mut s) = session_with_one_entry(3_600_000);
     for id in 3..6 {
         let r = s.call(id, "mem_recall", json!({"keyword": "复盘"}));
         assert_eq!(r["structuredContent"]["returned"], 1, "{r}");
     }
     let usage = root.join("usage.json");
-    let hits_on_disk = || -> Option<u64> {
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&usage).ok()?).ok()?;
-        v["entries"].as_object()?.values().next()?["hits"].as_u64()
-    };
+    let hits_on_disk = || hits_in(&usage);
     assert_ne!(hits_on_disk(), Some(3), "the throttle should have kept some hits in memory");
     let pid = s.child.id().to_string();
     assert!(Command::new("kill").args(["-TERM", &pid]).status().unwrap().success());
@@ -173,22 +184,13 @@ fn sigterm_writes_pending_usage_hits() {
 /// them right after the write (src/cli/mcp RecordAfterReply).
 #[test]
 fn hits_are_recorded_after_the_reply_without_a_next_call() {
-    let dir = tempfile::tempdir().unwrap();
     // No throttle: every recorded hit writes usage.json at once.
-    let cfg = dir.path().join("cfg.json");
-    std::fs::write(&cfg, r#"{"usageThrottleMs": 0}"#).unwrap();
-    let root = dir.path().join("mem");
-    let mut s = Session::start(&root, &["--config", cfg.to_str().unwrap()]);
-    s.handshake();
-    assert_eq!(s.call(2, "mem_write", json!({"text": "周日复盘"}))["isError"], json!(false));
+    let (_dir, root, mut s) = session_with_one_entry(0);
     let r = s.call(3, "mem_recall", json!({"keyword": "复盘"}));
     assert_eq!(r["structuredContent"]["returned"], 1, "{r}");
     // One recall that returned the one entry: one hit, on disk while the session stays open.
     let usage = root.join("usage.json");
-    let hits_on_disk = || -> Option<u64> {
-        let v: Value = serde_json::from_str(&std::fs::read_to_string(&usage).ok()?).ok()?;
-        v["entries"].as_object()?.values().next()?["hits"].as_u64()
-    };
+    let hits_on_disk = || hits_in(&usage);
     let t = std::time::Instant::now();
     while hits_on_disk() != Some(1) && t.elapsed() < std::time::Duration::from_secs(20) {
         std::thread::sleep(std::time::Duration::from_millis(20));
