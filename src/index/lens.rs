@@ -9,10 +9,10 @@
 //! docsize table is gone (`columnsize=0`), 14.1 MB at 1M entries against ~2 MB here.
 //!
 //! The count is the number of tokens FTS5 stores for the entry, tag and content together: the
-//! space-separated tokens of [`segment`](crate::index::segment::segment) of each (the
-//! `unicode61` tokenizer reads them back unchanged, and `query::bm25::Counter` counts the same
-//! when it scans a window's rows; the test `own_bm25_equals_fts5_bm25` checks both against
-//! FTS5's `bm25()`). A count of [`SATURATED`] or more is stored as [`SATURATED`], and a reader
+//! space-separated tokens of [`segment`](crate::index::segment::segment) of each, as the
+//! `unicode61` tokenizer reads them ([`crate::index::segment::word_tokens`]: a word with
+//! combining marks is several), which `query::bm25::Counter` counts the same way when it scans
+//! a window's rows; the test `own_bm25_equals_fts5_bm25` checks both against FTS5's `bm25()`. A count of [`SATURATED`] or more is stored as [`SATURATED`], and a reader
 //! counts that entry's tokens from its text ([`DayLens::get`] returns `None`).
 //!
 //! Written by [`crate::index::sync`] in the transaction that writes the entries; a day's row
@@ -29,9 +29,10 @@ use crate::index::sync::ORDINAL_BITS;
 pub const SATURATED: u16 = u16::MAX;
 
 /// The token count of an entry whose FTS5 columns are `tag` and `body` (the segmented text,
-/// [`crate::index::sync::FtsText`]): their space-separated tokens.
+/// [`crate::index::sync::FtsText`]): what FTS5's `unicode61` reads in their space-separated
+/// tokens ([`crate::index::segment::word_tokens`]).
 pub fn tokens_of(tag: &str, body: &str) -> usize {
-    let count = |s: &str| s.split(' ').filter(|t| !t.is_empty()).count();
+    let count = |s: &str| s.split(' ').map(crate::index::segment::word_tokens).sum::<usize>();
     count(tag) + count(body)
 }
 
@@ -43,9 +44,20 @@ pub fn encode(lens: &[usize]) -> Vec<u8> {
 /// The stored count at `ordinal` in a day's `lens` BLOB; `None` when the BLOB is shorter
 /// (an index written by another version, or damaged) or the count is [`SATURATED`].
 pub fn at(blob: &[u8], ordinal: usize) -> Option<usize> {
+    raw_at(blob, ordinal).filter(|&n| n != usize::from(SATURATED))
+}
+
+/// The stored value at `ordinal`, [`SATURATED`] included; `None` past the BLOB's end.
+fn raw_at(blob: &[u8], ordinal: usize) -> Option<usize> {
     let b = blob.get(2 * ordinal..2 * ordinal + 2)?;
-    let n = u16::from_le_bytes([b[0], b[1]]);
-    (n != SATURATED).then_some(usize::from(n))
+    Some(usize::from(u16::from_le_bytes([b[0], b[1]])))
+}
+
+/// The value stored for entry `id` as it is ([`SATURATED`] included), through `lens`'s day
+/// cache; `None` when the day's row holds none for it (for `check`). Errors: SQLite's.
+pub fn stored_at(lens: &mut DayLens, c: &Connection, id: i64) -> Result<Option<usize>> {
+    let ordinal = (id & ((1 << ORDINAL_BITS) - 1)) as usize;
+    Ok(lens.blob(c, id >> ORDINAL_BITS)?.and_then(|b| raw_at(b, ordinal)))
 }
 
 /// Appends the counts `lens` of entries `first_ordinal..` to the row of day number `day`
@@ -73,33 +85,35 @@ pub fn delete_day(c: &Connection, day: i64) -> Result<()> {
     Ok(())
 }
 
-/// The counts of the days one query touches, each day's row read once (a query's matches
-/// come newest first, so days arrive in runs).
+/// The counts of the days one query touches, each day's row read once when the query's
+/// matches come in rowid order (newest or oldest first, as FTS5 walks them): days then arrive
+/// in runs, and only the current day's row is kept.
 #[derive(Debug, Default)]
 pub struct DayLens {
-    /// `(day number, lens BLOB)` of the days read so far (empty when the day has no row).
-    days: Vec<(i64, Vec<u8>)>,
+    /// The day number and `lens` BLOB of the day read last (empty when the day has no row).
+    day: Option<(i64, Vec<u8>)>,
 }
 
 impl DayLens {
     /// The token count of entry `id`, or `None` when the index does not hold it (see
     /// [`at`]): the caller counts the entry's text then. Errors: SQLite's.
     pub fn get(&mut self, c: &Connection, id: i64) -> Result<Option<usize>> {
-        let day = id >> ORDINAL_BITS;
         let ordinal = (id & ((1 << ORDINAL_BITS) - 1)) as usize;
-        // The last day read first: a query's matches arrive grouped by day.
-        let at_day = match self.days.iter().rposition(|(d, _)| *d == day) {
-            Some(i) => i,
-            None => {
-                let blob: Option<Vec<u8>> = c
-                    .prepare_cached("SELECT lens FROM entry_lens WHERE day = ?1")?
-                    .query_row([day], |r| Ok(r.get_ref(0)?.as_bytes()?.to_vec()))
-                    .optional()?;
-                self.days.push((day, blob.unwrap_or_default()));
-                self.days.len() - 1
-            }
-        };
-        Ok(at(&self.days[at_day].1, ordinal))
+        Ok(self.blob(c, id >> ORDINAL_BITS)?.and_then(|b| at(b, ordinal)))
+    }
+
+    /// The `lens` BLOB of day number `day` (empty when the day has no row, or a value that is
+    /// not TEXT or BLOB, which a hand edit of the index could leave: its entries are then
+    /// counted from their text). Errors: SQLite's.
+    fn blob(&mut self, c: &Connection, day: i64) -> Result<Option<&[u8]>> {
+        if self.day.as_ref().is_none_or(|(d, _)| *d != day) {
+            let blob: Option<Vec<u8>> = c
+                .prepare_cached("SELECT lens FROM entry_lens WHERE day = ?1")?
+                .query_row([day], |r| Ok(r.get_ref(0)?.as_bytes().map(<[u8]>::to_vec).unwrap_or_default()))
+                .optional()?;
+            self.day = Some((day, blob.unwrap_or_default()));
+        }
+        Ok(self.day.as_ref().map(|(_, b)| b.as_slice()))
     }
 }
 
@@ -129,5 +143,9 @@ mod tests {
         // segment("Token消耗很大, 翻唱!") = "token 消耗 耗很 很大 大 翻唱 唱": 7 tokens; tag "周报": "周报 报".
         assert_eq!(tokens_of("周报 报", "token 消耗 耗很 很大 大 翻唱 唱"), 9);
         assert_eq!(tokens_of("", ""), 0);
+        // As FTS5's unicode61 reads them: दृष्टि = द ृ ष ् ट ि (Lo Mn Lo Mn Lo Mc) → द, ष, ट;
+        // a lone Tibetan vowel sign O (U+0F7C, Mn) is no token.
+        assert_eq!(tokens_of("t", "zebra दृष्टि दृष्टि"), 1 + 1 + 2 * 3);
+        assert_eq!(tokens_of("t", "zebra \u{0F7C} \u{0F7C}"), 2);
     }
 }

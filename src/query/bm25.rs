@@ -533,7 +533,7 @@ pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &Tokens) 
     let mut n = 0usize;
     for (col, w) in WEIGHTS.iter().enumerate() {
         for t in toks.column(col) {
-            n += 1;
+            n += crate::index::segment::word_tokens(t);
             for (i, p) in phrases.iter().enumerate() {
                 if p.matches(t) {
                     freq[i] += w;
@@ -842,7 +842,9 @@ fn end_word(shapes: &[Shape], f: &mut [f64], word: &mut String, w: f64) -> usize
                 }
             }
         }
-        1 + usize::from(st.is_some())
+        // FTS5's count of the word (more than one when it holds combining marks), plus its
+        // stem (ASCII letters only: one token).
+        crate::index::segment::word_tokens(word) + usize::from(st.is_some())
     });
     word.clear();
     n
@@ -1002,7 +1004,7 @@ mod tests {
                 }
             }
         }
-        (f, toks.all().count())
+        (f, toks.all().map(crate::index::segment::word_tokens).sum())
     }
 
     /// Text drawn from pieces where the counter could part from the segmenter: repeated

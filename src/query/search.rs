@@ -727,7 +727,10 @@ fn tokens_in_text(c: &Connection, id: i64) -> Result<usize> {
         .prepare_cached("SELECT tag, content FROM entries WHERE id = ?1")?
         .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
-    Ok(row.map_or(0, |(tag, content)| bm25::tokens(&tag, &content).all().count()))
+    Ok(row.map_or(0, |(tag, content)| {
+        let seg = crate::index::segment::segment;
+        crate::index::lens::tokens_of(&seg(&tag), &seg(&content))
+    }))
 }
 
 /// The statement a one-character query of many terms in a large window runs once per term

@@ -394,3 +394,52 @@ fn matches_whose_token_count_is_not_stored_are_counted_from_their_text() {
     let chk = wiped.check().unwrap();
     assert!(!chk.clean && chk.count_mismatch.len() as i64 >= days / 2, "{chk:?}");
 }
+
+/// Token counts changed by hand in the index are reported by `check` (`countMismatch`, the
+/// day's file), whatever their form: a wrong value, the same bytes as TEXT, an INTEGER. Queries
+/// still answer, with the BM25 of the untouched index where the value cannot be read (the
+/// INTEGER: the day's entries are counted from their text).
+#[test]
+fn check_reports_token_counts_that_disagree_with_the_text() {
+    let (_d, m) = crate::common::example_at(NOW);
+    assert!(m.check().unwrap().clean);
+    let bm25_of = |m: &memlayers::Memory| {
+        let args = RetrieveArgs { query: "上周 约定".into(), limit: Some(20), explain: true, ..Default::default() };
+        let mut v: Vec<(i64, String)> =
+            m.retrieve(&args).unwrap().explain.unwrap().hits.iter().map(|h| (h.id, format!("{:.9}", h.bm25))).collect();
+        v.sort();
+        v
+    };
+    let before = bm25_of(&m);
+    // Last week's three entries that say 约定 (2026-11-16, -18, -21: README's demo).
+    assert_eq!(before.len(), 3, "{before:?}");
+    let c = m.conn().unwrap();
+    let day = "CAST(julianday('2026-11-16') - 1721424.5 AS INTEGER)";
+    let n: i64 =
+        c.query_row(&format!("SELECT length(lens) FROM entry_lens WHERE day = {day}"), [], |r| r.get(0)).unwrap();
+    // The example archive's 2026-11-16.md holds 4 entries.
+    assert_eq!(n, 8);
+    let reported = |m: &memlayers::Memory| m.check().unwrap().count_mismatch;
+    let want = vec!["cold/2026-11/2026-11-16.md".to_string()];
+    // The first entry's count set to 1 (a sentence of Chinese text is more).
+    c.execute(&format!("UPDATE entry_lens SET lens = X'0100' || substr(lens, 3) WHERE day = {day}"), []).unwrap();
+    c.execute(&format!("UPDATE entry_lens SET lens = CAST(lens AS BLOB) WHERE day = {day}"), []).unwrap();
+    assert_eq!(reported(&m), want);
+    // Back to the right bytes, as TEXT.
+    c.execute(&format!("DELETE FROM entry_lens WHERE day = {day}"), []).unwrap();
+    drop(c);
+    let (_d2, twin) = crate::common::example_at(NOW);
+    let blob: Vec<u8> = twin
+        .conn()
+        .unwrap()
+        .query_row(&format!("SELECT lens FROM entry_lens WHERE day = {day}"), [], |r| r.get(0))
+        .unwrap();
+    let c = m.conn().unwrap();
+    c.execute(&format!("INSERT INTO entry_lens(day, lens) VALUES({day}, CAST(?1 AS TEXT))"), [&blob]).unwrap();
+    assert_eq!(reported(&m), want);
+    // An INTEGER: unreadable as counts.
+    c.execute(&format!("UPDATE entry_lens SET lens = 12 WHERE day = {day}"), []).unwrap();
+    drop(c);
+    assert_eq!(reported(&m), want);
+    assert_eq!(bm25_of(&m), before);
+}

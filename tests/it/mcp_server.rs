@@ -23,7 +23,7 @@ fn the_official_python_sdk_client_passes() {
             "MEMLAYERS_REQUIRE_MCP_SDK is set but `python3 -c 'import mcp'` failed: {:?}",
             probe.map(|o| String::from_utf8_lossy(&o.stderr).into_owned())
         );
-        eprintln!("SKIPPED: the MCP Python SDK is not installed (pip install mcp); .ci/run installs it");
+        eprintln!("SKIPPED: the MCP Python SDK is not installed (pip install \"mcp>=2.3,<3\"); .ci/run installs it");
         return;
     }
     let out = Command::new("python3")
