@@ -116,8 +116,8 @@ impl Store {
     }
 }
 
-/// The day files (`cold/…` paths) holding an entry whose stored token count (`entry_lens`)
-/// is not its text counted again ([`crate::index::lens::tokens_of`] of its segmented tag and
+/// The day files (`cold/…` paths) with an `entry_lens` row but no entries, or holding an
+/// entry whose stored token count (`entry_lens`) is not its text counted again ([`crate::index::lens::tokens_of`] of its segmented tag and
 /// content; 65 535 and more are stored saturated): a hand edit of the index, or a count
 /// written under other rules. Queries read such counts as they are; a missing or short row
 /// is counted from the text instead (and reported by the count check above). Segments every
@@ -142,6 +142,15 @@ fn lens_disagreeing(c: &rusqlite::Connection) -> Result<Vec<String>> {
         if !agrees {
             days.insert(id >> crate::index::sync::ORDINAL_BITS);
         }
+    }
+    drop(rows);
+    // A row for a day that holds no entries.
+    let mut st = c.prepare(
+        "SELECT l.day FROM entry_lens l WHERE NOT EXISTS \
+         (SELECT 1 FROM entry_rows r WHERE r.id BETWEEN l.day << 20 AND ((l.day + 1) << 20) - 1)",
+    )?;
+    for d in st.query_map([], |r| r.get::<_, i64>(0))? {
+        days.insert(d?);
     }
     Ok(days.into_iter().filter_map(crate::files::day_from_number).map(crate::files::cold_rel).collect())
 }

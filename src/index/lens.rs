@@ -103,13 +103,13 @@ impl DayLens {
     }
 
     /// The `lens` BLOB of day number `day` (empty when the day has no row, or a value that is
-    /// not TEXT or BLOB, which a hand edit of the index could leave: its entries are then
-    /// counted from their text). Errors: SQLite's.
+    /// not a BLOB, which a hand edit of the index could leave: its entries are then counted
+    /// from their text). Errors: SQLite's.
     fn blob(&mut self, c: &Connection, day: i64) -> Result<Option<&[u8]>> {
         if self.day.as_ref().is_none_or(|(d, _)| *d != day) {
             let blob: Option<Vec<u8>> = c
                 .prepare_cached("SELECT lens FROM entry_lens WHERE day = ?1")?
-                .query_row([day], |r| Ok(r.get_ref(0)?.as_bytes().map(<[u8]>::to_vec).unwrap_or_default()))
+                .query_row([day], |r| Ok(r.get_ref(0)?.as_blob().map(<[u8]>::to_vec).unwrap_or_default()))
                 .optional()?;
             self.day = Some((day, blob.unwrap_or_default()));
         }

@@ -437,9 +437,23 @@ fn check_reports_token_counts_that_disagree_with_the_text() {
     let c = m.conn().unwrap();
     c.execute(&format!("INSERT INTO entry_lens(day, lens) VALUES({day}, CAST(?1 AS TEXT))"), [&blob]).unwrap();
     assert_eq!(reported(&m), want);
-    // An INTEGER: unreadable as counts.
-    c.execute(&format!("UPDATE entry_lens SET lens = 12 WHERE day = {day}"), []).unwrap();
-    drop(c);
+    // TEXT is not read as counts (the bytes of 'AAAA…' would be 16 705 tokens each): the
+    // day's entries are counted from their text, so the BM25 is the untouched index's.
+    c.execute(&format!("UPDATE entry_lens SET lens = 'AAAAAAAA' WHERE day = {day}"), []).unwrap();
     assert_eq!(reported(&m), want);
     assert_eq!(bm25_of(&m), before);
+    // An INTEGER: unreadable as counts too.
+    c.execute(&format!("UPDATE entry_lens SET lens = 12 WHERE day = {day}"), []).unwrap();
+    assert_eq!(reported(&m), want);
+    assert_eq!(bm25_of(&m), before);
+    // A row for a day without entries (2026-11-30: no file).
+    c.execute(&format!("DELETE FROM entry_lens WHERE day = {day}"), []).unwrap();
+    c.execute(&format!("INSERT INTO entry_lens(day, lens) VALUES({day}, ?1)"), [&blob]).unwrap();
+    c.execute(
+        "INSERT INTO entry_lens(day, lens) VALUES(CAST(julianday('2026-11-30') - 1721424.5 AS INTEGER), X'0500')",
+        [],
+    )
+    .unwrap();
+    drop(c);
+    assert_eq!(reported(&m), vec!["cold/2026-11/2026-11-30.md".to_string()]);
 }

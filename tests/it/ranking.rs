@@ -381,7 +381,8 @@ fn own_bm25_equals_fts5_bm25() {
          - [2026-07-15T06:00:00.000Z] [rust] ＲＵＳＴ rustfmt Rustacean 吃吃吃 吃\n\
          - [2026-07-15T07:00:00.000Z] [会・议] 周会・预算 会・会・会 ア゛イ゠ウ\u{3099}エ\n\
          - [2026-07-15T08:00:00.000Z] [t] zebra दृष्टि दृष्टि ภาษาไทย العَرَبِيَّة שָׁלוֹם བོད \u{F7C}\n\
-         - [2026-07-15T09:00:00.000Z] [t] zebra a1 a2 a3 a4 a5 a6 a7 a8 a9 a10\n",
+         - [2026-07-15T09:00:00.000Z] [t] zebra a1 a2 a3 a4 a5 a6 a7 a8 a9 a10\n\
+         - [2026-07-15T10:00:00.000Z] [İ] zebra İstanbul İzmir Ǹ\u{0301}a\u{0301}\n",
     );
     let m = open_at(dir.path(), NOW);
     let c = m.conn().unwrap();
@@ -457,7 +458,7 @@ fn own_bm25_equals_fts5_bm25() {
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    assert_eq!(crafted.len(), 9);
+    assert_eq!(crafted.len(), 10);
     let mut crafted_seen = std::collections::HashSet::new();
     let text_of: std::collections::HashMap<i64, (String, String)> =
         rows.iter().map(|(id, tag, content)| (*id, (tag.clone(), content.clone()))).collect();
