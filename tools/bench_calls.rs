@@ -18,13 +18,13 @@
 mod bench_query;
 #[allow(dead_code)] // shared with `bench`; this runner uses the formatting helpers
 mod bench_report;
+mod mcp_client;
 #[allow(dead_code)] // shared with gen-archive; the runner reads only the word lists
 mod vocab;
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::NaiveDate;
@@ -35,6 +35,7 @@ use memlayers::{Config, Memory};
 
 use bench_query::{Win, anchors, query_mix, window_files};
 use bench_report::{Machine, mb, ms, percentile, table, thousands};
+use mcp_client::Mcp;
 
 /// Errors of the runner (a tool: any failure ends the run with its message).
 pub type BResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
@@ -200,84 +201,6 @@ impl Drop for Serve {
     fn drop(&mut self) {
         // SIGTERM: the server removes its socket and flushes usage hits.
         let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
-        let _ = self.child.wait();
-    }
-}
-
-/// A running `memlayers mcp` server (newline-delimited JSON-RPC over stdio).
-struct Mcp {
-    child: Child,
-    stdin: ChildStdin,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
-}
-
-impl Mcp {
-    /// Starts the server and completes the MCP handshake; `None` when this build has no `mcp`.
-    fn start(bin: &Path, root: &Path, tz: &str, now: &str) -> BResult<Option<Mcp>> {
-        let probe = Command::new(bin).args(["mcp", "--help"]).stdin(Stdio::null()).output()?;
-        if !probe.status.success() {
-            return Ok(None);
-        }
-        let mut child = Command::new(bin)
-            .arg("--data-root")
-            .arg(root)
-            .args(["--tz", tz, "--now", now, "mcp"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()?;
-        let stdin = child.stdin.take().ok_or("mcp stdin")?;
-        let stdout = BufReader::new(child.stdout.take().ok_or("mcp stdout")?);
-        let mut m = Mcp { child, stdin, stdout, next_id: 1 };
-        m.request(
-            "initialize",
-            serde_json::json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench-calls", "version": "1"}}),
-        )?;
-        m.send(&serde_json::json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))?;
-        Ok(Some(m))
-    }
-
-    /// Writes one message as one line in one write, as an MCP host's SDK does. `writeln!` of
-    /// a `Value` on the unbuffered `ChildStdin` made a write system call per JSON token (about
-    /// 60 for a `mem_retrieve` request), each of which could wake the server for a partial
-    /// line: 0.025–0.03 ms of every measured round trip (1M entries, 2-core VM).
-    fn send(&mut self, msg: &serde_json::Value) -> BResult<()> {
-        let mut line = msg.to_string();
-        line.push('\n');
-        self.stdin.write_all(line.as_bytes())?;
-        self.stdin.flush()?;
-        Ok(())
-    }
-
-    fn request(&mut self, method: &str, params: serde_json::Value) -> BResult<serde_json::Value> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&serde_json::json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))?;
-        let mut line = String::new();
-        loop {
-            line.clear();
-            if self.stdout.read_line(&mut line)? == 0 {
-                return Err("mcp server closed its output".into());
-            }
-            let v: serde_json::Value = serde_json::from_str(&line)?;
-            if v["id"] == id {
-                if v.get("error").is_some() || v["result"]["isError"] == true {
-                    return Err(format!("mcp {method}: {line}").into());
-                }
-                return Ok(v);
-            }
-        }
-    }
-
-    fn call(&mut self, tool: &str, args: serde_json::Value) -> BResult<()> {
-        self.request("tools/call", serde_json::json!({"name": tool, "arguments": args})).map(|_| ())
-    }
-}
-
-impl Drop for Mcp {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
         let _ = self.child.wait();
     }
 }

@@ -2,11 +2,14 @@
 //! profiler (`perf record`) or for a quick p50 of one (term, window) class on an existing root:
 //! the per-call benchmark's library column without the other systems.
 //!
-//! `lib-loop ROOT TERM WINDOW [CALLS]`: WINDOW is none, day, week, month or year; anchors are
-//! 10 days spread over the root's dates, as in bench-calls. Prints p50 / p99 in ms.
+//! `lib-loop ROOT TERM WINDOW [CALLS] [--mcp BIN]`: WINDOW is none, day, week, month or year;
+//! anchors are 10 days spread over the root's dates, as in bench-calls. Prints p50 / p99 in ms.
+//! With `--mcp BIN` the same calls go, back to back, as `tools/call` round trips to a
+//! `BIN mcp` server on the root (the benchmark's MCP column without the other systems).
 
 #[allow(dead_code)]
 mod bench_query;
+mod mcp_client;
 #[allow(dead_code)]
 mod vocab;
 
@@ -20,9 +23,14 @@ use memlayers::query::retrieve::{RetrieveArgs, TimeRange};
 use memlayers::{Config, Memory};
 
 fn main() -> BResult<()> {
-    let a: Vec<String> = std::env::args().collect();
+    let mut a: Vec<String> = std::env::args().collect();
+    let mcp_bin = match a.iter().position(|s| s == "--mcp") {
+        Some(i) if i + 1 < a.len() => Some(a.drain(i..i + 2).nth(1).unwrap_or_default()),
+        Some(_) => return Err("--mcp needs the memlayers binary".into()),
+        None => None,
+    };
     if a.len() < 4 {
-        return Err("usage: lib-loop ROOT TERM none|day|week|month|year [CALLS]".into());
+        return Err("usage: lib-loop ROOT TERM none|day|week|month|year [CALLS] [--mcp BIN]".into());
     }
     let root = std::path::Path::new(&a[1]);
     let term = &a[2];
@@ -48,12 +56,24 @@ fn main() -> BResult<()> {
     let mem =
         Memory::open(root, Config { timezone: tz, ..Config::default() })?.with_now(now.with_timezone(&chrono::Utc));
     let days = anchors(first, last, 10);
+    let mut mcp = match &mcp_bin {
+        Some(bin) => {
+            let now_s = now.to_rfc3339();
+            Some(mcp_client::Mcp::start(std::path::Path::new(bin), root, "Asia/Shanghai", &now_s)?.ok_or("no mcp")?)
+        }
+        None => None,
+    };
     let mut t = Vec::with_capacity(calls);
     for i in 0..calls {
         let d = days[i % days.len()];
         let s = Instant::now();
-        match win.range(d) {
-            Some((from, to)) => {
+        match (win.range(d), mcp.as_mut()) {
+            (Some((from, to)), Some(m)) => m.call(
+                "mem_retrieve",
+                serde_json::json!({"query": term, "from": from.to_string(), "to": to.to_string(), "limit": 10}),
+            )?,
+            (None, Some(m)) => m.call("mem_recall", serde_json::json!({"keyword": term, "limit": 10}))?,
+            (Some((from, to)), None) => {
                 let args = RetrieveArgs {
                     query: term.clone(),
                     time_range: Some(TimeRange::Dates { from, to }),
@@ -62,7 +82,7 @@ fn main() -> BResult<()> {
                 };
                 mem.retrieve(&args)?;
             }
-            None => {
+            (None, None) => {
                 mem.recall(term, Some(10), None)?;
             }
         }
