@@ -1,7 +1,7 @@
-//! `ml_counts(entries_fts)`: an FTS5 auxiliary function that gives, for the row FTS5 is at,
-//! the instance count of every phrase of the query in each column: with the row's token count
-//! (`entry_lens`, [`crate::index::lens`]) the inputs of BM25 that vary by row (`query::bm25`),
-//! read from the position lists FTS5 already decoded to match the row.
+//! `ml_collect(entries_fts)`: an FTS5 auxiliary function that gathers, for each row FTS5
+//! matches, the instance count of every phrase of the query in each column: with the row's
+//! token count (`entry_lens`, [`crate::index::lens`]) the inputs of BM25 that vary by row
+//! (`query::bm25`), read from the position lists FTS5 already decoded to match the row.
 //!
 //! Why (issue 15): a windowed query ranks every match in its window by BM25. Reading each
 //! candidate's text from `entry_rows` and counting its tokens again in Rust cost ~12 000
@@ -10,10 +10,19 @@
 //! instance of a phrase is in the position list it steps through to match the row
 //! (`detail = full`).
 //!
-//! Result: a BLOB of the row's id (a native-endian `i64`: the statement then reads one column
-//! a row, not two, ~200 instructions a row less, issue 15) then native-endian `u32`s,
-//! `[body₀, tag₀, body₁, tag₁, …]`: for each phrase of the FTS5 expression, in its order, the
-//! instances in the body (column 0) and in the tag (column 1) ([`split_counts`] splits it,
+//! The counts do not come back as a result value per row: the function appends them to a
+//! buffer of the thread that steps the statement and returns 1, so the statement aggregates
+//! over its matches (`SELECT sum(x) FROM (SELECT ml_collect(entries_fts) AS x … LIMIT ?)`)
+//! and hands its caller one row; with an outer `WHERE x = 0` that no row passes, not even an
+//! aggregate step a match. That saves ~240 instructions a match over the first form,
+//! `ml_counts`, which returned a BLOB a row (a step out of and back into the VDBE, the BLOB
+//! copied, the caller's column reads; a week of `今` at 1M entries, 270 matches a query:
+//! 1.32M → 1.26M instructions a `retrieve`, callgrind, issue 15). [`collected`] reads the
+//! buffer.
+//!
+//! Layout, in native-endian `u32` words, one row after another: the row's id (an `i64`, two
+//! words), then `[body₀, tag₀, body₁, tag₁, …]`: for each phrase of the FTS5 expression, in its
+//! order, the instances in the body (column 0) and in the tag (column 1) ([`rows`] splits it,
 //! `query::bm25::fold_counts` reads the counts). The row's token count is not in it:
 //! FTS5 keeps no docsize table here (`columnsize = 0`, migration V11), so `xColumnSize` would
 //! tokenize nothing; memlayers keeps the counts per day ([`crate::index::lens`]). FTS5's API:
@@ -26,14 +35,15 @@
 //! SQLite's return codes.
 #![allow(unsafe_code)]
 
+use std::cell::RefCell;
 use std::ffi::{c_int, c_void};
 use std::ptr;
 
 use rusqlite::Connection;
 use rusqlite::ffi;
 
-/// The SQL name of the function.
-pub const COUNTS_FN: &str = "ml_counts";
+/// The SQL name of the function (module docs).
+pub const COLLECT_FN: &str = "ml_collect";
 
 /// Columns of `entries_fts`, in order (migration V8: `body, tag`).
 pub const COLUMNS: usize = 2;
@@ -41,18 +51,26 @@ pub const COLUMNS: usize = 2;
 /// The `u32` words the rowid takes at the start of the result (8 bytes).
 const ROWID_WORDS: usize = 2;
 
-/// A result of [`COUNTS_FN`] as the row's id and its counts (the BLOB past the id, which
-/// `query::bm25::fold_counts` reads); `None` when it is shorter than an id.
-pub fn split_counts(blob: &[u8]) -> Option<(i64, &[u8])> {
-    let (id, counts) = blob.split_first_chunk::<8>()?;
-    Some((i64::from_ne_bytes(*id), counts))
+/// The rows of a [`collected`] buffer `words` gathered for an FTS5 expression of `phrases`
+/// phrases, as (entry id, counts), the counts being what `query::bm25::fold_counts` reads;
+/// `None` when the words are not whole rows of that width.
+pub fn rows(words: &[u32], phrases: usize) -> Option<impl Iterator<Item = (i64, &[u32])>> {
+    let width = ROWID_WORDS + COLUMNS * phrases;
+    if !words.len().is_multiple_of(width) {
+        return None;
+    }
+    Some(words.chunks_exact(width).map(|row| {
+        let (a, b) = (row[0].to_ne_bytes(), row[1].to_ne_bytes());
+        let id = i64::from_ne_bytes([a[0], a[1], a[2], a[3], b[0], b[1], b[2], b[3]]);
+        (id, &row[ROWID_WORDS..])
+    }))
 }
 
-/// Registers [`COUNTS_FN`] on `c` (once per connection; registering again replaces it).
+/// Registers [`COLLECT_FN`] on `c` (once per connection; registering again replaces it).
 /// Errors: SQLite built without FTS5, or FTS5 refusing the function.
 pub fn register(c: &Connection) -> rusqlite::Result<()> {
     let err = |msg: &str| {
-        rusqlite::Error::SqliteFailure(ffi::Error::new(ffi::SQLITE_ERROR), Some(format!("{COUNTS_FN}: {msg}")))
+        rusqlite::Error::SqliteFailure(ffi::Error::new(ffi::SQLITE_ERROR), Some(format!("{COLLECT_FN}: {msg}")))
     };
     // SAFETY: `db` is the live handle of `c`, used on this thread only while `c` is borrowed.
     // The statement is prepared, stepped and finalized here; the bound pointer outlives it.
@@ -78,7 +96,7 @@ pub fn register(c: &Connection) -> rusqlite::Result<()> {
             return Err(err("FTS5 gave no fts5_api (version 2 or later)"));
         }
         let Some(create) = (*api).xCreateFunction else { return Err(err("fts5_api has no xCreateFunction")) };
-        let rc = create(api, c"ml_counts".as_ptr(), ptr::null_mut(), Some(counts), None);
+        let rc = create(api, c"ml_collect".as_ptr(), ptr::null_mut(), Some(collect), None);
         if rc != ffi::SQLITE_OK {
             return Err(err(&format!("xCreateFunction returned {rc}")));
         }
@@ -86,30 +104,34 @@ pub fn register(c: &Connection) -> rusqlite::Result<()> {
     Ok(())
 }
 
-/// The callback of [`COUNTS_FN`]. Takes no SQL arguments beyond the table.
-unsafe extern "C" fn counts(
+/// Sets `words` to the row FTS5 is at, laid out as the module docs say, in `u32` words: the
+/// rowid (native-endian, two words), then each phrase's instances in the body and the tag.
+/// Errors: the SQLite code of a failed `xPhraseFirst`, or `SQLITE_MISUSE` for an incomplete
+/// extension API.
+///
+/// # Safety
+/// `api` and `fts` are what FTS5 passed to an auxiliary function's callback for the current row.
+unsafe fn row_counts(
     api: *const ffi::Fts5ExtensionApi,
     fts: *mut ffi::Fts5Context,
-    ctx: *mut ffi::sqlite3_context,
-    _n: c_int,
-    _args: *mut *mut ffi::sqlite3_value,
-) {
-    // SAFETY: FTS5 calls this with its own valid `api`, `fts` and `ctx` for the current row.
+    words: &mut smallvec::SmallVec<[u32; 18]>,
+) -> Result<(), c_int> {
+    // SAFETY: FTS5 calls the callbacks with its own valid `api` and `fts` for the current row.
     unsafe {
         let api = &*api;
         let (Some(rowid), Some(phrase_count), Some(phrase_first), Some(phrase_next)) =
             (api.xRowid, api.xPhraseCount, api.xPhraseFirst, api.xPhraseNext)
         else {
-            ffi::sqlite3_result_error(ctx, c"ml_counts: incomplete Fts5ExtensionApi".as_ptr(), -1);
-            return;
+            return Err(ffi::SQLITE_MISUSE);
         };
         let phrases = phrase_count(fts).max(0) as usize;
         // On the stack for up to 8 phrases (no allocation per row, issue 15): the rowid's
         // 8 bytes as two words, then the counts.
-        let mut out: smallvec::SmallVec<[u32; 18]> = smallvec::smallvec![0u32; ROWID_WORDS + COLUMNS * phrases];
+        words.clear();
+        words.resize(ROWID_WORDS + COLUMNS * phrases, 0);
         let id = rowid(fts).to_ne_bytes();
-        out[0] = u32::from_ne_bytes([id[0], id[1], id[2], id[3]]);
-        out[1] = u32::from_ne_bytes([id[4], id[5], id[6], id[7]]);
+        words[0] = u32::from_ne_bytes([id[0], id[1], id[2], id[3]]);
+        words[1] = u32::from_ne_bytes([id[4], id[5], id[6], id[7]]);
         // Each phrase's position list, walked where FTS5 left it to match the row (empty for
         // a phrase of an OR that this row does not hold): cheaper than `xInstCount`/`xInst`,
         // which merge every phrase's instances into one array FTS5 allocates per row.
@@ -118,17 +140,60 @@ unsafe extern "C" fn counts(
             let (mut col, mut off): (c_int, c_int) = (0, 0);
             let rc = phrase_first(fts, p as c_int, &mut iter, &mut col, &mut off);
             if rc != ffi::SQLITE_OK {
-                ffi::sqlite3_result_error_code(ctx, rc);
-                return;
+                return Err(rc);
             }
             while col >= 0 {
-                if let Some(slot) = out.get_mut(ROWID_WORDS + COLUMNS * p + col as usize) {
+                if let Some(slot) = words.get_mut(ROWID_WORDS + COLUMNS * p + col as usize) {
                     *slot += 1;
                 }
                 phrase_next(fts, &mut iter, &mut col, &mut off);
             }
         }
-        let bytes = std::mem::size_of_val(out.as_slice());
-        ffi::sqlite3_result_blob(ctx, out.as_ptr().cast::<c_void>(), bytes as c_int, ffi::SQLITE_TRANSIENT());
+        Ok(())
+    }
+}
+
+thread_local! {
+    /// What [`COLLECT_FN`] gathered on this thread since [`collected`] last emptied it.
+    static COLLECTED: RefCell<Vec<u32>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `f` on the rows [`COLLECT_FN`] gathered on this thread (the `u32` words of each, one
+/// row after another, as the module docs lay them out), then empties the buffer, keeping its
+/// memory for the next statement. Call it after the statement is done, on its thread.
+pub fn collected<T>(f: impl FnOnce(&[u32]) -> T) -> T {
+    COLLECTED.with_borrow_mut(|words| {
+        let r = f(words);
+        words.clear();
+        r
+    })
+}
+
+/// Empties this thread's [`COLLECT_FN`] buffer: before a statement, so that rows a failed
+/// statement left behind are not read as its.
+pub fn clear_collected() {
+    COLLECTED.with_borrow_mut(Vec::clear);
+}
+
+/// The callback of [`COLLECT_FN`]: the row's words appended to this thread's buffer; returns 1.
+unsafe extern "C" fn collect(
+    api: *const ffi::Fts5ExtensionApi,
+    fts: *mut ffi::Fts5Context,
+    ctx: *mut ffi::sqlite3_context,
+    _n: c_int,
+    _args: *mut *mut ffi::sqlite3_value,
+) {
+    let mut words = smallvec::SmallVec::new();
+    // SAFETY: FTS5 calls this with its own valid `api`, `fts` and `ctx` for the current row.
+    unsafe {
+        let done = COLLECTED.with(|c| match c.try_borrow_mut() {
+            Ok(mut out) => row_counts(api, fts, &mut words).map(|()| out.extend_from_slice(&words)),
+            // `collected` runs between statements, never inside one.
+            Err(_) => Err(ffi::SQLITE_MISUSE),
+        });
+        match done {
+            Ok(()) => ffi::sqlite3_result_int(ctx, 1),
+            Err(rc) => ffi::sqlite3_result_error_code(ctx, rc),
+        }
     }
 }

@@ -15,7 +15,7 @@
 //!   structure record, id 10, which FTS5 rewrites on every change to the index): a long-lived
 //!   handle counts a frequent word once, not on every query;
 //! * each candidate's term frequencies and token count: for candidates found through FTS5,
-//!   from FTS5 itself (`ml_counts`, [`crate::index::fts5_aux`]: the instances in the position
+//!   from FTS5 itself (`ml_collect`, [`crate::index::fts5_aux`]: the instances in the position
 //!   lists it decoded to match the row, folded by [`fold_counts`], and the row's token count
 //!   from `entry_lens`, [`crate::index::lens`]), so no entry's text is read to score it; for candidates found
 //!   by reading a window's rows (the scans of `query::search`), from their tag and content,
@@ -544,18 +544,18 @@ pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &Tokens) 
     score_counts(&freq, n, idf, avgdl)
 }
 
-/// Folds one row's [`crate::index::fts5_aux`] counts (the BLOB of `ml_counts`) into BM25's
+/// Folds one row's [`crate::index::fts5_aux`] counts (the words past its id) into BM25's
 /// per-phrase frequencies `f` (one slot per phrase of [`phrases`], zeroed here): each FTS5
 /// phrase's body instances count 1.0 and its tag instances 2.0 ([`WEIGHTS`]), added to the
-/// phrase `phrase_of` maps it to ([`Expanded::phrase_of`]). `None` when the BLOB does not hold
-/// `phrase_of.len()` phrases.
-pub fn fold_counts(blob: &[u8], phrase_of: &[usize], f: &mut [f64]) -> Option<()> {
+/// phrase `phrase_of` maps it to ([`Expanded::phrase_of`]). `None` when the counts are not two
+/// words for each of `phrase_of.len()` phrases.
+pub fn fold_counts(counts: &[u32], phrase_of: &[usize], f: &mut [f64]) -> Option<()> {
     use crate::index::fts5_aux::COLUMNS;
-    if blob.len() != 4 * COLUMNS * phrase_of.len() {
+    if counts.len() != COLUMNS * phrase_of.len() {
         return None;
     }
     f.iter_mut().for_each(|x| *x = 0.0);
-    let mut words = blob.chunks_exact(4).map(|c| u32::from_ne_bytes([c[0], c[1], c[2], c[3]]));
+    let mut words = counts.iter().copied();
     for &p in phrase_of {
         let (body, tag) = (words.next()?, words.next()?);
         *f.get_mut(p)? += WEIGHTS[1] * f64::from(body) + WEIGHTS[0] * f64::from(tag);

@@ -245,8 +245,9 @@ pub fn candidates(limit: usize) -> usize {
 /// 00:00 UTC of the id's date), as SQL.
 const ROW_TS_MS: &str = "(((r.id >> 20) - 719163) * 86400000 + r.ts_off)";
 
-/// The SQL of the candidate rows: the matches, newest first, at most [`MAX_SCORED`], each as
-/// one BLOB (`ml_counts`, [`crate::index::fts5_aux`]): the rowid and each phrase's instances
+/// The SQL of the candidate rows: the matches, newest first, at most [`MAX_SCORED`], each
+/// gathered by `ml_collect` ([`crate::index::fts5_aux`]; the statement returns one row, a 0,
+/// and the counts wait in the thread's buffer): the rowid and each phrase's instances
 /// per column, from the position lists FTS5 decoded to match the row (each row's token count
 /// comes from `entry_lens`, [`crate::index::lens`], read per day). The entries' texts are not
 /// read here: only the top K by BM25 need theirs ([`ranked`]). The window (if any) is a rowid
@@ -273,9 +274,9 @@ pub fn ranked_sql_in(windowed: bool, ts_filter: bool, ascending: bool) -> String
         ("", String::new())
     };
     format!(
-        "SELECT {}(entries_fts) FROM entries_fts f{join} \
-         WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid {order} LIMIT ?2",
-        crate::index::fts5_aux::COUNTS_FN
+        "SELECT count(*) FROM (SELECT {}(entries_fts) AS x FROM entries_fts f{join} \
+         WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid {order} LIMIT ?2) WHERE x = 0",
+        crate::index::fts5_aux::COLLECT_FN
     )
 }
 
@@ -698,25 +699,36 @@ fn candidates_by(
     // ones up to the highest it names (unused ones in between are NULL).
     let all: [&dyn rusqlite::ToSql; 6] = [&fts, &cap, &lo, &hi, &a, &b];
     let n = st.parameter_count();
-    let mut rows = st.query(&all[..n])?;
-    let mut out = Vec::new();
-    let mut f = vec![0.0; phrases];
-    let mut lens = crate::index::lens::DayLens::default();
-    while let Some(r) = rows.next()? {
-        let blob = bytes(r, 0)?;
-        let misfit = |what: String| {
-            let why = format!("{}: {what} do not fit {fts:?}", crate::index::fts5_aux::COUNTS_FN);
-            rusqlite::Error::SqliteFailure(rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH), Some(why))
-        };
-        let (id, counts) = crate::index::fts5_aux::split_counts(blob).ok_or_else(|| misfit("a row's counts".into()))?;
-        bm25::fold_counts(counts, phrase_of, &mut f).ok_or_else(|| misfit(format!("the counts of entry {id}")))?;
-        let len = match lens.get(c, id)? {
-            Some(n) => n,
-            None => tokens_in_text(c, id)?,
-        };
-        out.push(Candidate { id, f: PhraseCounts::from_slice(&f), len, row: None });
+    crate::index::fts5_aux::clear_collected();
+    // The function returns 1 for every match, so the outer `x = 0` passes none: one step,
+    // no aggregate step per match; the counts are in this thread's buffer.
+    let none: i64 = st.query_row(&all[..n], |r| r.get(0))?;
+    let misfit = |what: String| {
+        let why = format!("{}: {what} do not fit {fts:?}", crate::index::fts5_aux::COLLECT_FN);
+        Error::from(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH),
+            Some(why),
+        ))
+    };
+    if none != 0 {
+        return Err(misfit(format!("{none} rows without counts")));
     }
-    Ok(out)
+    crate::index::fts5_aux::collected(|words| {
+        let rows = crate::index::fts5_aux::rows(words, phrase_of.len())
+            .ok_or_else(|| misfit(format!("{} words", words.len())))?;
+        let mut out = Vec::with_capacity(MAX_SCORED.min(words.len()));
+        let mut f = vec![0.0; phrases];
+        let mut lens = crate::index::lens::DayLens::default();
+        for (id, counts) in rows {
+            bm25::fold_counts(counts, phrase_of, &mut f).ok_or_else(|| misfit(format!("the counts of entry {id}")))?;
+            let len = match lens.get(c, id)? {
+                Some(n) => n,
+                None => tokens_in_text(c, id)?,
+            };
+            out.push(Candidate { id, f: PhraseCounts::from_slice(&f), len, row: None });
+        }
+        Ok(out)
+    })
 }
 
 /// The token count of entry `id` counted from its text (tag and content, as FTS5 stores them),

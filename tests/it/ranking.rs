@@ -292,7 +292,7 @@ fn a_one_character_query_in_a_window_counts_and_ranks_every_match() {
     // NOW is 2026-11-29 (Sunday): 上周五 = 2026-11-20.
     let (items, matched, sql) = ask_explained(&m, "上周五 猫");
     // Through FTS5, with the counts it decoded (no entry text read for the candidates).
-    assert!(sql.starts_with("SELECT ml_counts(entries_fts) FROM entries_fts f"), "{sql}");
+    assert!(sql.starts_with("SELECT count(*) FROM (SELECT ml_collect(entries_fts) AS x FROM entries_fts f"), "{sql}");
     assert_eq!(matched, 3);
     // BM25 by hand: one phrase "猫"* (its IDF a common factor), k1 = 1.2, b = 0.75, tag ×2.
     // Tokens: 给猫买了猫粮 → 给猫 猫买 买了 了猫 猫粮 粮 (D 6; f 2: 猫买, 猫粮); tag 猫 (f 2) +
@@ -503,26 +503,28 @@ fn own_bm25_equals_fts5_bm25() {
             }
         };
         same_as_fts5(&got, "counted in the text");
-        // What a query through FTS5 scores with: the counts `ml_counts` reads from the index's
+        // What a query through FTS5 scores with: the counts `ml_collect` gathers from the index's
         // position lists and the token counts of `entry_lens`, for the expression sent
         // (prefixes expanded).
         let ex = memo.expanded_fts(&c, &q).unwrap();
         let mut f = vec![0.0; phrases.len()];
         let mut st = c.prepare(&memlayers::query::search::ranked_sql(false, false)).unwrap();
-        let mut rows = st.query(rusqlite::params![ex.fts, 1_000_000i64]).unwrap();
+        memlayers::index::fts5_aux::clear_collected();
+        let none: i64 = st.query_row(rusqlite::params![ex.fts, 1_000_000i64], |r| r.get(0)).unwrap();
+        assert_eq!(none, 0, "every match gathered");
         let mut through_index = std::collections::HashMap::new();
         let mut lens = memlayers::index::lens::DayLens::default();
-        while let Some(r) = rows.next().unwrap() {
-            let (id, counts) =
-                memlayers::index::fts5_aux::split_counts(r.get_ref(0).unwrap().as_blob().unwrap()).unwrap();
-            bm25::fold_counts(counts, &ex.phrase_of, &mut f).unwrap();
-            // The stored count (entry_lens), never the fallback that counts the text.
-            let len = lens.get(&c, id).unwrap().expect("entry_lens holds every entry's count");
-            let (tag, content) = &text_of[&id];
-            assert_eq!(counter.terms_matched(&f), q.matched(tag, content), "{kw:?} id {id} through the index");
-            through_index.insert(id, bm25::score_counts(&f, len, &idf, totals.avgdl()));
-        }
-        same_as_fts5(&through_index, "ml_counts");
+        memlayers::index::fts5_aux::collected(|words| {
+            for (id, counts) in memlayers::index::fts5_aux::rows(words, ex.phrase_of.len()).unwrap() {
+                bm25::fold_counts(counts, &ex.phrase_of, &mut f).unwrap();
+                // The stored count (entry_lens), never the fallback that counts the text.
+                let len = lens.get(&c, id).unwrap().expect("entry_lens holds every entry's count");
+                let (tag, content) = &text_of[&id];
+                assert_eq!(counter.terms_matched(&f), q.matched(tag, content), "{kw:?} id {id} through the index");
+                through_index.insert(id, bm25::score_counts(&f, len, &idf, totals.avgdl()));
+            }
+        });
+        same_as_fts5(&through_index, "ml_collect");
     }
     // Enough rows compared that a systematic error could not hide (counted independently:
     // 周报 alone matches dozens of the example archive's entries; each row twice).
