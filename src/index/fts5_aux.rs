@@ -12,8 +12,8 @@
 //!
 //! The counts do not come back as a result value per row: the function appends them to a
 //! buffer of the thread that steps the statement and returns 1, so the statement aggregates
-//! over its matches (`SELECT sum(x) FROM (SELECT ml_collect(entries_fts) AS x … LIMIT ?)`)
-//! and hands its caller one row; with an outer `WHERE x = 0` that no row passes, not even an
+//! over its matches (`SELECT count(*) FROM (SELECT ml_collect(entries_fts) AS x … LIMIT ?) WHERE x = 0`)
+//! and hands its caller one row: the outer `WHERE x = 0` passes no row, so not even an
 //! aggregate step a match. That saves ~240 instructions a match over the first form,
 //! `ml_counts`, which returned a BLOB a row (a step out of and back into the VDBE, the BLOB
 //! copied, the caller's column reads; a week of `今` at 1M entries, 270 matches a query:
