@@ -21,7 +21,7 @@ pub use store::Store;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use r2d2::Pool;
+use r2d2::{ManageConnection, Pool};
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
@@ -145,11 +145,21 @@ fn up_to_date(path: &Path, per_call: bool) -> Option<(DbPool, OpenState)> {
     {
         return None;
     }
-    // The check runs on the pool's first connection, which then serves the call: every
-    // connection parses the schema once, so a one-call process opens as few as it can.
-    let pool = pool(path, per_call).ok()?;
-    let state = up_to_date_conn(&*pool.get().ok()?)?;
-    Some((pool, state))
+    if per_call {
+        // The check runs on the pool's first connection, which then serves the call: every
+        // connection parses the schema once, so a one-call process opens as few as it can.
+        let pool = pool(path, per_call).ok()?;
+        let state = up_to_date_conn(&*pool.get().ok()?)?;
+        return Some((pool, state));
+    }
+    // A long-lived handle checks on a connection of its own before it builds the r2d2 pool:
+    // r2d2's `build` retries a connection that fails (an index damaged past its header fails
+    // in `init_conn`, reading the schema) until its connection timeout, 30 s, before it gives
+    // up, and every damaged index paid that wait before it was moved aside and rebuilt
+    // (test `corrupt_state::an_index_with_overwritten_pages_never_gives_a_wrong_answer`: 5 of
+    // its 18 damages took 30.0 s to open).
+    let state = up_to_date_conn(&manager(path, per_call).connect().ok()?)?;
+    Some((pool(path, per_call).ok()?, state))
 }
 
 /// The checks of [`up_to_date`] on an open connection.
@@ -252,9 +262,14 @@ pub fn open(path: &Path, per_call: bool) -> Result<(DbPool, OpenState, Vec<Strin
     Ok((pool(path, per_call)?, state, warnings))
 }
 
-fn pool(path: &Path, per_call: bool) -> Result<DbPool> {
+/// The connection manager of the index at `path`: its flags and per-connection set-up.
+fn manager(path: &Path, per_call: bool) -> SqliteConnectionManager {
     let init = if per_call { init_conn_per_call } else { init_conn };
-    let manager = SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init);
+    SqliteConnectionManager::file(path).with_flags(open_flags()).with_init(init)
+}
+
+fn pool(path: &Path, per_call: bool) -> Result<DbPool> {
+    let manager = manager(path, per_call);
     // A long-lived handle keeps one connection ready. A one-call process opens connections on
     // demand only, on its own thread (`pool::PerCallPool`): r2d2 opens a replacement in the
     // background each time one is checked out (a CLI call opened the index 8–10 times, issue
@@ -349,13 +364,20 @@ fn is_symlink(path: &Path) -> bool {
 }
 
 /// Renames the index and its `-wal`/`-shm` companions to `aside` (+ the same suffixes). A
-/// symlink is renamed itself, never its target.
+/// symlink is renamed itself, never its target. A file that is gone by the time it is renamed
+/// is skipped: SQLite deletes the `-wal` and `-shm` files when the last connection to the
+/// index closes, and another connection (another process, or an r2d2 worker thread of a
+/// handle just dropped) may close between the check and the rename (seen in CI as
+/// `I/O error on …/index.sqlite3-wal: No such file or directory`).
 fn move_aside(path: &Path, aside: &Path) -> Result<()> {
     for suffix in ["", "-wal", "-shm"] {
         let p = PathBuf::from(format!("{}{suffix}", path.display()));
         if std::fs::symlink_metadata(&p).is_ok() {
             let to = PathBuf::from(format!("{}{suffix}", aside.display()));
-            std::fs::rename(&p, &to).map_err(|e| Error::io(&p, e))?;
+            match std::fs::rename(&p, &to) {
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                r => r.map_err(|e| Error::io(&p, e))?,
+            }
         }
     }
     Ok(())

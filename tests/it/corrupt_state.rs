@@ -100,7 +100,13 @@ fn an_index_with_overwritten_pages_never_gives_a_wrong_answer() {
             let before = baseline(dir.path());
             damage_pages(&dir.path().join("index.sqlite3"), seed, pages);
             let ctx = format!("seed {seed}, {pages} pages");
-            let m = match Memory::open(dir.path(), config()) {
+            let started = std::time::Instant::now();
+            let opened = Memory::open(dir.path(), config());
+            // Not a speed figure: a hang bound. r2d2 retried a failing connection for its 30 s
+            // connection timeout before the damage was seen (5 of these 18 opens took 30.0 s).
+            let took = started.elapsed();
+            assert!(took < std::time::Duration::from_secs(10), "{ctx}: open took {took:?}");
+            let m = match opened {
                 Ok(m) => m.with_now(at(NOW)),
                 Err(e) => {
                     assert!(is_corrupt(&e), "{ctx}: {e}");
