@@ -262,7 +262,8 @@ fn measure_once(
             };
             cell.cli.push(timed(|| run_ok(&mut cmd).map(|_| ()))?);
         }
-        // The same call through the running `memlayers serve` (the root's recorded zone, the clock).
+        // The same call through the running `memlayers serve` (the root's recorded zone; the
+        // server pins --now for the call).
         Sys::Serve => {
             if cx.serve {
                 let mut cmd = Command::new(cx.bin);
@@ -271,6 +272,7 @@ fn measure_once(
                     Some(_) => cmd.args(["retrieve", term, "--from", &from_s, "--to", &to_s]),
                     None => cmd.args(["recall", term]),
                 };
+                cmd.args(["--now", &cx.now]);
                 cell.served.push(timed(|| run_ok(&mut cmd).map(|_| ()))?);
             }
         }
@@ -510,7 +512,7 @@ fn report(runs: &[RootRun], terms: &[(&'static str, String)], machine: &Machine,
 within a cell each system makes its calls back to back (CLI, serve, MCP, library, rg, SQL), so a CLI \
 call's usage-hit commit does not empty the page cache of the in-memory systems between their calls. \
 Latencies in ms, p50 / p99 (nearest rank). CLI: `memlayers --json recall TERM` or `retrieve TERM --from A --to B`, \
-process start included, in-process (`MEMLAYERS_SERVER=off`, `--tz` and `--now` pinned). CLI serve: the same call without `--tz`/`--now` (the root's recorded zone, the clock) answered by a running `memlayers serve` (`MEMLAYERS_SERVER=require`), process start included: what every CLI call gets by default (`MEMLAYERS_SERVER` unset starts the server on the first call, for the calls after it); the in-process CLI is the fallback when no server can run (`MEMLAYERS_SERVER=off`, `--now`, Windows, a read-only root). MCP: one `tools/call` round trip to a running `memlayers mcp` (`mem_recall` / `mem_retrieve`). \
+process start included, in-process (`MEMLAYERS_SERVER=off`, `--tz` and `--now` pinned). CLI serve: the same call without `--tz` (the root's recorded zone), `--now` pinned for the call by the server, answered by a running `memlayers serve` (`MEMLAYERS_SERVER=require`), process start included: what every CLI call gets by default (`MEMLAYERS_SERVER` unset starts the server on the first query, for the calls after it); the in-process CLI is the fallback when no server can run (`MEMLAYERS_SERVER=off`, Windows, a read-only root). MCP: one `tools/call` round trip to a running `memlayers mcp` (`mem_recall` / `mem_retrieve`). \
 Library: `Memory::recall` / `Memory::retrieve` on an open handle. rg: `rg -F -i --count TERM` over `cold/` or the \
 window's day files, process start included. SQL: `{RAW_SQL}` in-process (FTS5's own bm25, top 10); sqlite3: the \
 same statement through the `sqlite3` shell, process start included. Before a root is measured, each of its files is read once, so every system starts from the same warm OS page cache (SQLite's own page cache is per process: empty at each CLI call, warm in the library and the servers).\n\n",

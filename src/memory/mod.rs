@@ -107,6 +107,14 @@ impl Memory {
         Ok(Memory { store, open_report: SyncReport::default(), warnings })
     }
 
+    /// Runs `f` with "now" pinned to `now` (a UTC instant) for what this thread does through
+    /// any handle until `f` returns: one call pinned on a handle that otherwise reads the
+    /// clock (`memlayers serve` answering a call made with `--now`). Other threads sharing
+    /// the handle are not affected.
+    pub fn at_instant<R>(now: DateTime<Utc>, f: impl FnOnce() -> R) -> R {
+        crate::index::store::at_instant(now, f)
+    }
+
     /// Pins "now" (UTC) for everything this handle does: writes, `recent`, time expressions.
     /// For tests, demos and `--now`; without it the system clock is read.
     pub fn with_now(mut self, now: DateTime<Utc>) -> Memory {

@@ -117,6 +117,58 @@ fn a_served_query_answers_as_the_cli_does_and_sees_a_hand_edit() {
     assert_eq!((s.status.code(), &s.stderr, &s.stdout), (l.status.code(), &l.stderr, &l.stdout));
 }
 
+/// A call's JSON without its items' scores, which the usage hit of the call before changes.
+fn unscored(o: &Output) -> serde_json::Value {
+    let mut v = json(o);
+    for i in v["items"].as_array_mut().unwrap() {
+        i.as_object_mut().unwrap().remove("score");
+    }
+    v
+}
+
+/// A call with `--now` is answered by the server with the clock pinned for that call alone:
+/// the same output as in-process, and the next call without it reads the clock again.
+#[test]
+fn a_now_call_is_answered_by_the_server_at_its_instant() {
+    let (_dir, root) = root_with_entries();
+    let r = root.to_str().unwrap();
+    let _server = Server::start(&root, &[]);
+    // The root's zone is UTC (its entries were written with --tz UTC): 昨天 on 2026-11-21 is
+    // 2026-11-20, the day of both entries; on 2026-11-25 it is 2026-11-24, a day without any.
+    let yesterday = |now: &str| ["--json", "--data-root", r, "--now", now, "retrieve", "昨天 火锅"].map(String::from);
+    let args = yesterday("2026-11-21T10:00:00Z");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (served, local) = (call("require", &args), call("off", &args));
+    assert_eq!(contents(&json(&served)), ["晚饭吃了火锅"]);
+    assert_eq!(unscored(&served), unscored(&local));
+    let args = yesterday("2026-11-25T10:00:00Z");
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let served = call("require", &args);
+    assert_eq!(contents(&json(&served)), Vec::<String>::new());
+    assert_eq!(unscored(&served), unscored(&call("off", &args)));
+    // The option before the command, and `recent`, whose window is the pinned local dates.
+    let recent = ["--json", "--now", "2026-11-20T23:00:00Z", "--data-root", r, "recent", "--days", "1"];
+    let served = call("require", &recent);
+    assert_eq!(contents(&json(&served)), ["晚饭吃了火锅", "买了牛奶和面包"]);
+    assert_eq!(unscored(&served), unscored(&call("off", &recent)));
+    // The pin ended with its call: without --now, 昨天 is the day before the real clock's
+    // today, long after 2026-11-20.
+    let o = call("require", &["--json", "--data-root", r, "retrieve", "昨天 火锅"]);
+    assert_eq!(contents(&json(&o)), Vec::<String>::new());
+    // A --now that does not parse is declined, and the call in-process names the field.
+    let bad = ["--data-root", r, "--now", "yesterday", "recall", "牛奶"];
+    let o = call("require", &bad);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).contains("--now does not parse"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let o = call("auto", &bad);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid now"), "{}", String::from_utf8_lossy(&o.stderr));
+}
+
 #[test]
 fn calls_the_server_must_not_answer_run_in_process() {
     let (_dir, root) = root_with_entries();
@@ -346,7 +398,7 @@ fn by_default_a_query_starts_a_server_that_answers_the_next_calls() {
 
 #[cfg(target_os = "linux")]
 #[test]
-fn the_first_query_on_a_new_root_starts_a_server_but_a_now_call_does_not() {
+fn the_first_query_on_a_new_root_starts_a_server_and_a_write_does_not() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("new");
     let _reap = Reap(&root);
@@ -362,19 +414,23 @@ fn the_first_query_on_a_new_root_starts_a_server_but_a_now_call_does_not() {
     assert_eq!(served.status.code(), Some(0), "{}", String::from_utf8_lossy(&served.stderr));
     assert_eq!(served.stdout, first.stdout);
     assert_eq!(json(&served)["items"], serde_json::json!([]));
-    // A call with --now is one pinned call: it is never a server's, and starts none.
-    let pinned = dir.path().join("pinned");
-    let _reap_pinned = Reap(&pinned);
-    let p = pinned.to_str().unwrap();
-    let o = call_default(&["--json", "--data-root", p, "--now", "2026-11-29T12:00:00Z", "recall", "牛奶"]);
+    // A write is not a query: it starts none.
+    let written = dir.path().join("written");
+    let _reap_written = Reap(&written);
+    let w = written.to_str().unwrap();
+    let o = call_default(&["--data-root", w, "write", "只是写入"]);
     assert_eq!(o.status.code(), Some(0));
-    assert!(pinned.is_dir());
-    assert_eq!(servers_of(&pinned), Vec::<u32>::new());
-    assert!(!pinned.join("memlayers.sock").exists());
-    // A write is not a query: it starts none either.
-    let o = call_default(&["--data-root", p, "write", "只是写入"]);
+    assert!(written.join("cold").is_dir());
+    assert_eq!(servers_of(&written), Vec::<u32>::new());
+    assert!(!written.join("memlayers.sock").exists());
+    // A query with --now is a query: it starts one, which then answers calls pinned or not
+    // (an agent's harness that pins the clock gets the server too).
+    let o = call_default(&["--json", "--data-root", w, "--now", "2026-11-29T12:00:00Z", "recall", "写入"]);
     assert_eq!(o.status.code(), Some(0));
-    assert_eq!(servers_of(&pinned), Vec::<u32>::new());
+    assert_eq!(servers_of(&written).len(), 1);
+    wait_listening(&written);
+    let served = call("require", &["--json", "--data-root", w, "--now", "2026-11-29T12:00:00Z", "recall", "写入"]);
+    assert_eq!(contents(&json(&served)), ["只是写入"]);
 }
 
 #[cfg(target_os = "linux")]
