@@ -3,7 +3,8 @@
 //! the per-call benchmark's library column without the other systems.
 //!
 //! `lib-loop ROOT TERM WINDOW [CALLS] [--mcp BIN]`: WINDOW is none, day, week, month or year;
-//! anchors are 10 days spread over the root's dates, as in bench-calls. Prints p50 / p99 in ms.
+//! anchors are 10 days spread over the root's dates, as in bench-calls. Prints p50 / p99 in ms
+//! (and, on stderr, the five slowest calls with their places in the loop).
 //! With `--mcp BIN` the same calls go, back to back, as `tools/call` round trips to a
 //! `BIN mcp` server on the root (the benchmark's MCP column without the other systems).
 
@@ -88,6 +89,11 @@ fn main() -> BResult<()> {
         }
         t.push(s.elapsed().as_secs_f64() * 1e3);
     }
+    // The slowest calls and their places in the loop (a first call, a periodic write).
+    let mut slow: Vec<(usize, f64)> = t.iter().copied().enumerate().collect();
+    slow.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let slow: Vec<String> = slow.iter().take(5).map(|(i, ms)| format!("#{i} {ms:.3}")).collect();
+    eprintln!("slowest: {}", slow.join(", "));
     t.sort_by(f64::total_cmp);
     let p = |q: f64| t[((q / 100.0 * t.len() as f64).ceil() as usize).clamp(1, t.len()) - 1];
     println!("{term} {}: p50 {:.3} ms, p99 {:.3} ms ({calls} calls)", a[3], p(50.0), p(99.0));
