@@ -410,12 +410,6 @@ impl Served {
         if self.index_replaced() {
             return Some("the index was deleted or replaced since the server started".into());
         }
-        if let Some(n) = &cli.now
-            && super::parse_now(n).is_err()
-        {
-            // The call in-process names the bad value.
-            return Some("--now does not parse".into());
-        }
         // The client's relative paths are relative to its working directory.
         let resolve = |p: &Path| match cwd {
             Some(d) if p.is_relative() => d.join(p),
@@ -702,10 +696,11 @@ fn answer(stream: UnixStream, served: &Served, mem: &Memory) {
 /// in-process call prints them at open), then the warnings the call logs, then its result.
 fn run_captured(cli: &Cli, mem: &Memory) -> Outcome {
     super::capture_warnings(true);
-    // `decline` turned away a --now that does not parse.
+    // A --now that does not parse gets the in-process call's error (exit 2, the field named).
     let r = match cli.now.as_deref().map(super::parse_now) {
         Some(Ok(now)) => Memory::at_instant(now, || super::run_cmd(cli, mem)),
-        _ => super::run_cmd(cli, mem),
+        Some(Err(e)) => Err(e),
+        None => super::run_cmd(cli, mem),
     };
     let logged = super::capture_warnings(false);
     let mut out = super::outcome(cli.json, r);

@@ -155,18 +155,13 @@ fn a_now_call_is_answered_by_the_server_at_its_instant() {
     // today, long after 2026-11-20.
     let o = call("require", &["--json", "--data-root", r, "retrieve", "昨天 火锅"]);
     assert_eq!(contents(&json(&o)), Vec::<String>::new());
-    // A --now that does not parse is declined, and the call in-process names the field.
+    // A --now that does not parse: the server answers as the call in-process does, exit 2
+    // naming the field.
     let bad = ["--data-root", r, "--now", "yesterday", "recall", "牛奶"];
-    let o = call("require", &bad);
-    assert_eq!(o.status.code(), Some(1));
-    assert!(
-        String::from_utf8_lossy(&o.stderr).contains("--now does not parse"),
-        "{}",
-        String::from_utf8_lossy(&o.stderr)
-    );
-    let o = call("auto", &bad);
-    assert_eq!(o.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid now"), "{}", String::from_utf8_lossy(&o.stderr));
+    let (s, l) = (call("require", &bad), call("off", &bad));
+    assert_eq!(s.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&s.stderr).contains("invalid now"), "{}", String::from_utf8_lossy(&s.stderr));
+    assert_eq!((s.status.code(), &s.stderr, &s.stdout), (l.status.code(), &l.stderr, &l.stdout));
 }
 
 #[test]
