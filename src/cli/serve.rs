@@ -154,10 +154,10 @@ pub fn socket_path(root: &Path) -> PathBuf {
 const QUERY_NAMES: [&str; 7] = ["recall", "retrieve", "recent", "by-tag", "by-date", "hot-get", "stats"];
 
 /// Client side before the command line is parsed: a plain query (no `--config`, `--tz`, help
-/// or version flags, no option before the command) is sent as it is to the server of the data root named by
-/// `--data-root` (or the default root), and `Some(exit code)` returned when it answered. The
-/// server parses the command line itself, so this process skips building its own parser
-/// (0.2 ms of a 2.3 ms call). Anything else, or any failure, is `None`: [`main`](super::main)
+/// or version flags, no option before the command) is sent as it is to the server of the data
+/// root named by `--data-root` (or the default root), and `Some(exit code)` returned when it
+/// answered. The server parses the command line itself, so this process skips building its
+/// own parser (0.2 ms of a 2.3 ms call). Anything else, or any failure, is `None`: [`main`](super::main)
 /// then parses the command line and goes on as usual ([`forward`] included).
 pub fn forward_unparsed() -> Option<i32> {
     if mode() == Mode::Off {

@@ -158,8 +158,8 @@ fn up_to_date(path: &Path, per_call: bool) -> Option<(DbPool, OpenState)> {
     // up, and every damaged index paid that wait before it was moved aside and rebuilt
     // (test `corrupt_state::an_index_with_overwritten_pages_never_gives_a_wrong_answer`: 5 of
     // its 18 damages took 30.0 s to open).
-    let state = up_to_date_conn(&manager(path, per_call).connect().ok()?)?;
-    Some((pool(path, per_call).ok()?, state))
+    let state = up_to_date_conn(&manager(path, false).connect().ok()?)?;
+    Some((pool(path, false).ok()?, state))
 }
 
 /// The checks of [`up_to_date`] on an open connection.
