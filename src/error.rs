@@ -93,6 +93,14 @@ pub enum Error {
     },
 }
 
+impl From<memlayers_temporal::Error> for Error {
+    fn from(e: memlayers_temporal::Error) -> Self {
+        match e {
+            memlayers_temporal::Error::BadInput { field, reason } => Error::bad(field, reason),
+        }
+    }
+}
+
 impl Error {
     /// Shorthand for [`Error::BadInput`].
     pub fn bad(field: impl Into<String>, reason: impl Into<String>) -> Self {

@@ -53,12 +53,10 @@ pub mod layers;
 mod memory;
 #[doc(hidden)]
 pub mod query;
-pub mod temporal;
+pub use memlayers_temporal as temporal;
 
 // The temporal parser (src/temporal/) names the calendar helpers and the CJK test by their
 // former top-level paths; these aliases keep them resolving.
-use files as layout;
-use index::segment;
 
 /// The IANA time zone type of [`Config::timezone`] and [`RetrieveArgs::tz`] (`chrono_tz::Tz`).
 pub use chrono_tz::Tz;

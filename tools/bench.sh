@@ -9,6 +9,4 @@ if ! command -v rg >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ripgrep >/dev/null
 fi
 cargo build --release -p memlayers-tools --bin bench --bin gen-archive
-# .cargo/config.toml builds for the host's target tuple (build.target = "host-tuple", so that
-# the Linux binary can be linked statically), hence target/<host tuple>/release.
-exec "target/$(rustc -vV | sed -n 's/^host: //p')/release/bench" "$@"
+exec "target/release/bench" "$@"

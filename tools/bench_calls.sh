@@ -23,9 +23,7 @@ features=()
 if grep -q '^mcp *=' Cargo.toml; then features=(--features mcp); fi
 cargo build --release --bin memlayers "${features[@]}"
 cargo build --release -p memlayers-tools --bin bench-calls --bin gen-archive
-# .cargo/config.toml builds for the host's target tuple (build.target = "host-tuple", so that
-# the Linux binary can be linked statically), hence target/<host tuple>/release.
-bin="target/$(rustc -vV | sed -n 's/^host: //p')/release"
+bin="target/release"
 work="${BENCH_WORK:-${TMPDIR:-/tmp}/memlayers-bench-calls}"
 mkdir -p "$work"
 roots=() archives=() pass=() smoke=0

@@ -116,7 +116,7 @@ pub fn run(archive: &Path, root: &Path, config: Config) -> Result<String> {
     }
     let _ = writeln!(
         out,
-        "\nThe data root is kept: try `cargo run -- --data-root {} --tz {} --now {DEMO_NOW} retrieve \"上周 约定\" --explain` from the clone (or `memlayers …` after `cargo install --path . --config .cargo/config.toml`).",
+        "\nThe data root is kept: try `cargo run -- --data-root {} --tz {} --now {DEMO_NOW} retrieve \"上周 约定\" --explain` from the clone (or `memlayers …` after `cargo install --path .`).",
         root.display(),
         mem.tz()
     );

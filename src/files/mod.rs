@@ -113,19 +113,7 @@ pub fn local_date(ts: DateTime<Utc>, tz: Tz) -> NaiveDate {
     ts.with_timezone(&tz).date_naive()
 }
 
-/// The UTC instant of local midnight starting `day` in `tz`. On a day whose midnight does not
-/// exist (a DST gap at 00:00) the first existing local instant of that day is used.
-pub fn local_midnight(day: NaiveDate, tz: Tz) -> DateTime<Utc> {
-    use chrono::TimeZone;
-    let mut t = day.and_hms_opt(0, 0, 0).expect("midnight exists");
-    for _ in 0..48 {
-        if let Some(dt) = tz.from_local_datetime(&t).earliest() {
-            return dt.with_timezone(&Utc);
-        }
-        t += chrono::Duration::minutes(30);
-    }
-    tz.from_utc_datetime(&day.and_hms_opt(0, 0, 0).unwrap()).with_timezone(&Utc)
-}
+pub use memlayers_temporal::days::local_midnight;
 
 /// ISO-8601 week label of a date: `2026-W43` (the ISO week-numbering year, which can differ
 /// from the calendar year around January 1).
@@ -134,10 +122,7 @@ pub fn iso_week_label(day: NaiveDate) -> String {
     format!("{}-W{:02}", w.year(), w.week())
 }
 
-/// Monday of the ISO week holding `day`.
-pub fn monday_of(day: NaiveDate) -> NaiveDate {
-    day - chrono::Duration::days(day.weekday().num_days_from_monday() as i64)
-}
+pub use memlayers_temporal::days::monday_of;
 
 /// The day number used in entry ids: days since 0001-01-01 (proleptic Gregorian, CE day 1).
 pub fn day_number(day: NaiveDate) -> i64 {

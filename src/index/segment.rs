@@ -67,19 +67,7 @@ fn class(c: char) -> Class {
     }
 }
 
-/// True for characters of scripts written without spaces: CJK unified ideographs (all
-/// extension blocks and compatibility ideographs), `〇`, hiragana and katakana. Not the
-/// combining and spacing sound marks U+3099–309C (`゛`, `゜`), the double hyphen U+30A0 (`゠`)
-/// and the katakana middle dot U+30FB (`・`): their Unicode categories (Mn, Sk, Pd, Po) are
-/// not letters or numbers, so FTS5's `unicode61` tokenizer reads them as separators, and a
-/// bigram holding one would not be the token FTS5 stores (a newcomer's test: `会・会` was
-/// counted as `会・` here and as `会` by FTS5).
-pub fn is_cjk(c: char) -> bool {
-    matches!(c as u32,
-        0x3007 | 0x3041..=0x3098 | 0x309D..=0x309F | 0x30A1..=0x30FA | 0x30FC..=0x30FF | 0x31F0..=0x31FF
-        | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF | 0xFF66..=0xFF9F | 0x20000..=0x2FA1F
-        | 0x30000..=0x323AF)
-}
+pub use memlayers_temporal::days::is_cjk;
 
 /// The number of tokens FTS5's `unicode61` tokenizer (`remove_diacritics 0`, its default
 /// token characters: Unicode categories `L*`, `N*` and `Co`) reads in one token of

@@ -165,7 +165,7 @@ pub struct RetrieveResult {
 /// Builds a window for an explicit range in `tz`.
 fn explicit_window(r: TimeRange, tz: Tz) -> Result<TimeWindow> {
     match r {
-        TimeRange::Dates { from, to } => temporal::window_for_dates(from, to, tz),
+        TimeRange::Dates { from, to } => Ok(temporal::window_for_dates(from, to, tz)?),
         TimeRange::Instants { start, end } => {
             if start >= end {
                 return Err(Error::bad("time_range", format!("start {start} is not before end {end}")));

@@ -39,5 +39,3 @@ mod root_zone;
 mod serve;
 mod shared_counts;
 mod sqlite3_cli;
-mod temporal_cases;
-mod temporal_props;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes tests/it/data/lunar_dates.tsv: for every Gregorian year 1900–2100 the dates of 春节
+"""Writes temporal/tests/data/lunar_dates.tsv: for every Gregorian year 1900–2100 the dates of 春节
 (lunar 1/1), 中秋 (lunar 8/15), 清明 and 冬至 (solar terms) as computed by sxtwl
 (`pip install sxtwl==2.0.7`, the Python binding of 许剑伟's 寿星天文历 astronomical algorithms:
 new moons and solar terms from planetary theory, dates in Beijing time).
@@ -7,7 +7,7 @@ new moons and solar terms from planetary theory, dates in Beijing time).
 This is the independent source the Rust test tests/temporal_lunar.rs compares against:
 src/temporal/lunar.rs embeds the Hong Kong Observatory-derived month-length table (as
 shipped by the PyPI package borax 4.1.3) and solar-term days computed with PyEphem; neither
-comes from sxtwl. Run once: `python3 tools/lunar/check_dates_sxtwl.py > tests/it/data/lunar_dates.tsv`."""
+comes from sxtwl. Run once: `python3 tools/lunar/check_dates_sxtwl.py > temporal/tests/data/lunar_dates.tsv`."""
 import sxtwl
 
 QINGMING, DONGZHI = 7, 0  # sxtwl's jqIndex: 0 = 冬至, 1 = 小寒, …, 7 = 清明

@@ -16,7 +16,7 @@
 //!   local midnight (00:00 in `tz`) beginning `start_date` and `end` is local midnight beginning
 //!   `end_date`. `end_date` is **exclusive**: a one-day window for D has `start_date = D`,
 //!   `end_date = D+1`. An entry with timestamp `ts` is inside iff `start <= ts < end`. Local
-//!   midnights come from [`crate::layout::local_midnight`], so a day across a DST change is 23
+//!   midnights come from [`days::local_midnight`], so a day across a DST change is 23
 //!   or 25 hours long (and a day whose midnight does not exist starts at its first existing
 //!   instant).
 //! * A closed date range given by a caller (`from`/`to`, inclusive) maps to
@@ -69,6 +69,7 @@
 //! Club, Black Friday).
 
 mod calendar;
+pub mod days;
 mod english;
 mod english_dates;
 mod glue;
@@ -92,6 +93,28 @@ use chrono_tz::Tz;
 use serde::Serialize;
 
 pub use window::window_for_dates;
+
+/// What can go wrong in this crate: only a caller-given date range ([`window_for_dates`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum Error {
+    /// A caller-given value is invalid; `field` names it (`from` or `to`), `reason` says why.
+    #[error("bad {field}: {reason}")]
+    BadInput {
+        /// The argument that was wrong.
+        field: &'static str,
+        /// Why, in words.
+        reason: String,
+    },
+}
+
+impl Error {
+    fn bad(field: &'static str, reason: impl Into<String>) -> Self {
+        Error::BadInput { field, reason: reason.into() }
+    }
+}
+
+/// This crate's result type.
+pub type Result<T> = std::result::Result<T, Error>;
 
 /// The size of thing an expression names (serialised lowercase: `"day"`, `"week"`, …).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -170,7 +193,7 @@ pub fn parse(text: &str, now: DateTime<Utc>, tz: Tz) -> ParseResult {
     ParseResult { rest: t.without(start, hit.end), window: Some(w) }
 }
 
-/// The local date of `now` in `tz` (as [`crate::layout::local_date`]), computed with checked
+/// The local date of `now` in `tz` (the local date of a UTC instant), computed with checked
 /// arithmetic so that instants at chrono's limits cannot panic; `None` outside years 1–9999.
 fn local_today(now: DateTime<Utc>, tz: Tz) -> Option<NaiveDate> {
     use chrono::{Datelike, Offset, TimeZone};
@@ -178,3 +201,8 @@ fn local_today(now: DateTime<Utc>, tz: Tz) -> Option<NaiveDate> {
     let day = now.naive_utc().checked_add_offset(offset)?.date();
     (1..=9999).contains(&day.year()).then_some(day)
 }
+
+/// The README's examples, compiled and run as doc tests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

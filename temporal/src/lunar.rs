@@ -14,7 +14,7 @@
 //!   `tools/lunar/solar_terms_ephem.py`.
 //!
 //! Both are checked by a test against an independent astronomical computation (sxtwl 2.0.7,
-//! 寿星天文历; `tests/it/data/lunar_dates.tsv`, written by `tools/lunar/check_dates_sxtwl.py`)
+//! 寿星天文历; `temporal/tests/data/lunar_dates.tsv`, written by `tools/lunar/check_dates_sxtwl.py`)
 //! for every year: 春节 and 中秋 1950–2100, 清明 and 冬至 1900–2100. They agree except two
 //! instants that fall within minutes of midnight, listed in the test with the reason.
 
@@ -160,10 +160,10 @@ mod tests {
     }
 
     /// Every year's 春节 and 中秋 in 1950–2100 and 清明 and 冬至 in 1900–2100 against sxtwl 2.0.7
-    /// (an astronomical computation independent of both tables: tests/it/data/lunar_dates.tsv).
+    /// (an astronomical computation independent of both tables: temporal/tests/data/lunar_dates.tsv).
     #[test]
     fn tables_agree_with_an_independent_astronomical_calendar() {
-        let data = include_str!("../../tests/it/data/lunar_dates.tsv");
+        let data = include_str!("../tests/data/lunar_dates.tsv");
         let columns = ["spring_festival", "mid_autumn", "qingming", "dongzhi"];
         let (mut checked, mut differ) = (0, Vec::new());
         for line in data.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {

@@ -1,4 +1,4 @@
-//! Table-driven tests of `memlayers::temporal::parse`, from `tests/data/temporal_cases.tsv`.
+//! Table-driven tests of `memlayers_temporal::parse`, from `tests/data/cases.tsv`.
 //!
 //! Each row: `text  now  tz  start  end  grain  checks  why` (tab-separated). `start`/`end` are
 //! the expected local dates (`end` exclusive) or `start = none` for "no time intent" (then `rest`
@@ -8,7 +8,7 @@
 //! the hand derivation. Every failing row is reported with its line number.
 
 use chrono::{DateTime, NaiveDate, Utc};
-use memlayers::temporal::parse;
+use memlayers_temporal::parse;
 
 fn check(cols: &[&str]) -> Result<(), String> {
     let [text, now, tz, start, end, grain, checks, ..] = cols else {
@@ -43,8 +43,8 @@ fn check(cols: &[&str]) -> Result<(), String> {
             errs.push(format!("grain {got} != {grain}"));
         }
     }
-    if w.start != memlayers::files::local_midnight(w.start_date, tz)
-        || w.end != memlayers::files::local_midnight(w.end_date, tz)
+    if w.start != memlayers_temporal::days::local_midnight(w.start_date, tz)
+        || w.end != memlayers_temporal::days::local_midnight(w.end_date, tz)
     {
         errs.push("start/end instants are not the local midnights of startDate/endDate".into());
     }
@@ -78,7 +78,7 @@ fn check(cols: &[&str]) -> Result<(), String> {
 
 #[test]
 fn every_case_in_the_table() {
-    let data = include_str!("data/temporal_cases.tsv");
+    let data = include_str!("data/cases.tsv");
     let mut failures = Vec::new();
     let (mut windows, mut nones) = (0, 0);
     for (k, line) in data.lines().enumerate() {

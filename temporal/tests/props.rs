@@ -1,11 +1,11 @@
-//! Property tests of `memlayers::temporal::parse`: determinism, well-formed windows whose length
+//! Property tests of `memlayers_temporal::parse`: determinism, well-formed windows whose length
 //! matches their grain (spec/temporal.md "Frame" and table), spans that point at the matched
 //! text, no panic on arbitrary Unicode and instants in 1970–2100, and long inputs.
 
 use chrono::{DateTime, Datelike, Months, NaiveDate, Utc, Weekday};
 use chrono_tz::Tz;
-use memlayers::files::{local_date, local_midnight};
-use memlayers::temporal::{Grain, ParseResult, TimeWindow, parse};
+use memlayers_temporal::days::local_midnight;
+use memlayers_temporal::{Grain, ParseResult, TimeWindow, parse};
 use proptest::prelude::*;
 
 /// Zones with unusual rules: DST at midnight (Sao_Paulo history), 30-minute DST (Lord_Howe),
@@ -145,7 +145,7 @@ fn next_day(d: NaiveDate) -> NaiveDate {
 /// Checks a window against the spec's frame and its grain; returns a description of the first
 /// violation.
 fn window_violation(w: &TimeWindow, text: &str, now: DateTime<Utc>, tz: Tz) -> Option<String> {
-    let today = local_date(now, tz);
+    let today = now.with_timezone(&tz).date_naive();
     if w.start_date >= w.end_date {
         return Some(format!("start_date {} >= end_date {}", w.start_date, w.end_date));
     }

@@ -5,7 +5,7 @@ use chrono_tz::Tz;
 
 use super::calendar::DateSpan;
 use super::{Grain, TimeWindow};
-use crate::layout::local_midnight;
+use crate::days::local_midnight;
 use crate::{Error, Result};
 
 /// The window of a local-date span: `start`/`end` are the UTC instants of local midnight
@@ -72,8 +72,8 @@ mod tests {
     #[test]
     fn from_after_to_is_an_error_naming_from() {
         let e = window_for_dates(d("2026-03-08"), d("2026-03-07"), chrono_tz::UTC).unwrap_err();
-        assert!(matches!(&e, Error::BadInput { field, .. } if field == "from"), "{e}");
+        assert!(matches!(&e, Error::BadInput { field, .. } if *field == "from"), "{e}");
         let e = window_for_dates(NaiveDate::MAX, NaiveDate::MAX, chrono_tz::UTC).unwrap_err();
-        assert!(matches!(&e, Error::BadInput { field, .. } if field == "to"), "{e}");
+        assert!(matches!(&e, Error::BadInput { field, .. } if *field == "to"), "{e}");
     }
 }

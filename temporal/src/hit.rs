@@ -116,7 +116,7 @@ const MAX_YEARS_BACK: i32 = 8;
 impl Ctx {
     /// Context for a free-standing expression.
     pub(crate) fn new(today: NaiveDate) -> Self {
-        let mon = crate::layout::monday_of(today);
+        let mon = crate::days::monday_of(today);
         Ctx { today, mon, after: None }
     }
 
@@ -190,7 +190,7 @@ impl Ctx {
     pub(crate) fn bare_weekday(&self, wd: u32) -> Option<DateSpan> {
         match self.after {
             None => DateSpan::day(latest_weekday(self.today, wd)?),
-            Some(p) if p.kind == Kind::Weekday => DateSpan::day(weekday_in(crate::layout::monday_of(p.start), wd)?),
+            Some(p) if p.kind == Kind::Weekday => DateSpan::day(weekday_in(crate::days::monday_of(p.start), wd)?),
             Some(_) => None,
         }
     }

@@ -144,9 +144,9 @@ fn month_tail(out: &mut Out, cx: &Ctx, y: Option<i32>, m: u32, j: usize, head: H
     if let Some((n, e)) = week_of_month(t, jw) {
         let span = resolve(&|y| {
             let month = DateSpan::month(y, m)?;
-            let first = crate::layout::monday_of(month.start);
+            let first = crate::days::monday_of(month.start);
             let start = match n {
-                0 => crate::layout::monday_of(month.end.pred_opt()?),
+                0 => crate::days::monday_of(month.end.pred_opt()?),
                 n => add_days(first, 7 * (i64::from(n) - 1))?,
             };
             (start < month.end).then(|| DateSpan::offsets(start, 0, 7)).flatten()

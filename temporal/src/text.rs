@@ -43,7 +43,7 @@ pub(crate) fn normalize(c: char) -> char {
 /// True for characters of scripts written without spaces (CJK, kana); same set as the
 /// segmenter's.
 pub(crate) fn is_cjk(c: char) -> bool {
-    crate::segment::is_cjk(c)
+    crate::days::is_cjk(c)
 }
 
 /// True for letters and digits of space-separated scripts (`a`, `7`, `é`): what makes an
