@@ -18,7 +18,11 @@
 //!    is followed by the next entry of its day file, its reply, with the same score.
 //! 4. Nothing left to score → the window's entries, newest first, top N.
 //! 5. No hit in the window → widen once (±1 day for windows up to 7 days, ±7 days for longer),
-//!    reported in `explain`; still nothing → an empty result, never an error.
+//!    reported in `explain`. Then, when the window (widened or not) holds fewer matches than
+//!    the limit, the list is filled with the best matches outside it — the same question's
+//!    ranking without a window — after every match inside it; each item says which it is
+//!    (`in_window`, JSON `inWindow`) and `explain` counts both (`inWindow`, `filled`). A
+//!    question whose words match anything in the archive never gets an empty answer.
 //! 6. Time never votes in the ranking of a window. The optional recency decay `exp(-Δt/τ)`
 //!    (config `recencyTauDays`, off by default) is the implicit freshness of queries WITHOUT a
 //!    time window (ADR-0002 §6): a small bounded term of the one score (`search` module docs);
@@ -120,6 +124,14 @@ pub struct Explain {
     /// The exact UTC filter added when the window's edges are not local midnights of the zone
     /// that partitions the files.
     pub utc_filter: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// With a window: how many hits came from inside it (widened or not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_window: Option<usize>,
+    /// With a window: how many hits are the best matches outside it, filling the list when the
+    /// window held fewer matches than the limit (rule 5's fill-up); they come after every hit
+    /// inside and are marked `inWindow: false`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filled: Option<usize>,
     /// Score parts of every hit, best first.
     pub hits: Vec<ScoreParts>,
 }
@@ -307,6 +319,8 @@ impl Store {
                 sql,
                 rowid_range: None,
                 utc_filter: None,
+                in_window: None,
+                filled: None,
                 hits: vec![],
             }));
         };
@@ -332,7 +346,6 @@ impl Store {
             let (hits, matched, fts, sql, strategy) = match &oq {
                 Some((q, _)) => {
                     let (hits, matched, sql) = self.search_gated(q, gate, limit, args.explain)?;
-                    let hits = self.with_replies(hits, limit)?;
                     (hits, matched, Some(q.fts()), sql, "bm25-or")
                 }
                 None => {
@@ -359,6 +372,15 @@ impl Store {
                 continue;
             }
             let scored_text = oq.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
+            let (hits, filled) = match &oq {
+                Some((q, _)) => {
+                    let (hits, filled, fill_stale) = self.fill_up(q, hits, gate, limit, args.explain)?;
+                    stale |= fill_stale;
+                    (hits, filled)
+                }
+                None => (mark(hits, true), 0),
+            };
+            let in_window = hits.len() - filled;
             return Ok(self.finish(args, stale, hits, matched, widened.clone(), || Explain {
                 window: Some(w.clone()),
                 window_source: source,
@@ -372,9 +394,46 @@ impl Store {
                 sql,
                 rowid_range: Some(gate.range),
                 utc_filter: gate.ts,
+                in_window: Some(in_window),
+                filled: Some(filled),
                 hits: vec![],
             }));
         }
+    }
+
+    /// Rule 5's fill-up: the window's matches (`inside`, best first) marked inside, then, when
+    /// they are fewer than `limit`, the best matches of the whole archive outside the window's
+    /// rowid range (the same question's ranking without a window, rule 2) marked outside, up to
+    /// `limit`; then conversation replies ([`Store::with_replies`]), which take their
+    /// question's mark. Returns the list, how many items are outside the window, and whether
+    /// the index was behind the files for the search over every day.
+    fn fill_up(
+        &self,
+        q: &Query,
+        inside: Vec<(Item, ScoreParts)>,
+        gate: Gate,
+        limit: usize,
+        explain: bool,
+    ) -> Result<Filled> {
+        let mut list = mark(inside, true);
+        let mut stale = false;
+        if list.len() < limit {
+            // Up to `list.len()` of the best overall may be inside the window already: ask for
+            // that many more, so the list can still reach `limit`.
+            let want = limit + list.len();
+            let (outside, s) = self.read_synced(|| {
+                let (hits, _, _) = self.search(q, None, None, want, self.config().recency_tau_days, explain)?;
+                Ok(hits)
+            })?;
+            stale = s;
+            // Entries of the window's rowid range are the window's: found by its own search.
+            let in_range = |id: i64| gate.range.0 <= id && id <= gate.range.1;
+            let room = limit - list.len();
+            list.extend(mark(outside.into_iter().filter(|(i, _)| !in_range(i.id)).take(room).collect(), false));
+        }
+        let list = self.with_replies(list, limit)?;
+        let filled = list.iter().filter(|(i, _)| i.in_window == Some(false)).count();
+        Ok((list, filled, stale))
     }
 
     fn finish(
@@ -407,13 +466,14 @@ impl Store {
         let mut out: Vec<(Item, ScoreParts)> = Vec::with_capacity(hits.len() + 2);
         for (item, parts) in hits {
             let next = asks(&item.content).then_some(item.id + 1);
-            let score = parts.score;
+            let (score, in_window) = (parts.score, item.in_window);
             out.push((item, parts));
             let Some(next) = next.filter(|n| !ids.contains(n) && !out.iter().any(|(i, _)| i.id == *n)) else {
                 continue;
             };
             if let Some(mut reply) = st.query_map([next], item_from_row)?.next().transpose()? {
                 reply.score = Some(round4(score));
+                reply.in_window = in_window;
                 let weight = self.weights_on(&c, std::slice::from_ref(&reply))[0];
                 let p = ScoreParts { id: reply.id, bm25: 0.0, text: 0.0, weight, recent: 0.0, recency: 0.0, score };
                 out.push((reply, p));
@@ -484,6 +544,20 @@ impl Store {
         let ts = g.ts.map(|(a, b)| (crate::files::entry::format_ts(a), crate::files::entry::format_ts(b)));
         self.search(q, Some(g.range), ts, limit, None, explain)
     }
+}
+
+/// What [`Store::fill_up`] returns: the hits, how many are outside the window, and whether the
+/// index was behind the files.
+type Filled = (Vec<(Item, ScoreParts)>, usize, bool);
+
+/// Marks every hit as inside (`true`) or outside the window.
+fn mark(hits: Vec<(Item, ScoreParts)>, inside: bool) -> Vec<(Item, ScoreParts)> {
+    hits.into_iter()
+        .map(|(mut i, p)| {
+            i.in_window = Some(inside);
+            (i, p)
+        })
+        .collect()
 }
 
 /// True when an entry's text asks a question (ends with `?` or `？`).

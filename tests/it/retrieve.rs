@@ -13,8 +13,18 @@ fn example() -> (tempfile::TempDir, Memory) {
     crate::common::example_at(NOW)
 }
 
+/// The answer's items inside the window: rule 5's fill-up appends the best matches outside it
+/// (marked `in_window: Some(false)`, after every match inside); these tests check the window's
+/// own answer, so the filled items are checked to come last and then dropped.
 fn ask(m: &Memory, q: &str) -> memlayers::query::retrieve::RetrieveResult {
-    m.retrieve(&RetrieveArgs { query: q.into(), limit: Some(50), explain: true, ..Default::default() }).unwrap()
+    let mut r =
+        m.retrieve(&RetrieveArgs { query: q.into(), limit: Some(50), explain: true, ..Default::default() }).unwrap();
+    if let Some(first_out) = r.items.iter().position(|i| i.in_window == Some(false)) {
+        assert!(r.items[first_out..].iter().all(|i| i.in_window == Some(false)), "{q}: filled items last");
+        r.items.truncate(first_out);
+        r.returned = first_out;
+    }
+    r
 }
 
 fn dates_within(r: &memlayers::query::retrieve::RetrieveResult, from: &str, to: &str) {
@@ -280,4 +290,53 @@ fn a_blank_question_needs_a_range_and_then_lists_the_window() {
     assert_eq!(r.items.len(), 9);
     assert!(r.items[0].content.starts_with("读书笔记：《长安的荔枝》前半本"), "{}", r.items[0].content);
     assert_eq!(r.items[8].content, "午饭点了黄焖鸡米饭");
+}
+
+/// Rule 5's fill-up: a window holding fewer matches than the limit is followed by the best
+/// matches outside it, each marked, and counted by `explain`; a window without any match,
+/// even widened, still answers with the matches elsewhere. Expected lists worked out from the
+/// four entries below (now = Sunday 2026-11-29 in Shanghai: 上周五 = Friday 2026-11-20).
+#[test]
+fn a_window_with_few_matches_is_filled_from_outside_it_after_them() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "cold/2026-11/2026-11-20.md",
+        "- [2026-11-20T02:00:00.000Z] [-] 给猫买了猫粮\n- [2026-11-20T03:00:00.000Z] [-] 今天下雨\n",
+    );
+    put(dir.path(), "cold/2026-11/2026-11-10.md", "- [2026-11-10T02:00:00.000Z] [-] 猫抓坏了沙发\n");
+    put(dir.path(), "cold/2026-10/2026-10-01.md", "- [2026-10-01T02:00:00.000Z] [-] 邻居家的猫很吵\n");
+    let m = open_at(dir.path(), NOW);
+    let run = |q: &str, limit: i64| {
+        m.retrieve(&RetrieveArgs { query: q.into(), limit: Some(limit), explain: true, ..Default::default() }).unwrap()
+    };
+    // One 猫 entry inside the window, first and marked inside; the other two 猫 entries after it,
+    // marked outside (their order is the no-window ranking's, not checked here).
+    let r = run("上周五 猫", 10);
+    let got: Vec<(&str, Option<bool>)> = r.items.iter().map(|i| (i.content.as_str(), i.in_window)).collect();
+    assert_eq!(got[0], ("给猫买了猫粮", Some(true)));
+    let mut rest = got[1..].to_vec();
+    rest.sort();
+    assert_eq!(rest, [("猫抓坏了沙发", Some(false)), ("邻居家的猫很吵", Some(false))]);
+    let ex = r.explain.unwrap();
+    assert_eq!((ex.in_window, ex.filled, r.matched), (Some(1), Some(2), 1));
+    // In JSON the mark is `inWindow`.
+    let json = serde_json::to_value(&r.items[1]).unwrap();
+    assert_eq!(json["inWindow"], serde_json::json!(false));
+    // A limit the window's matches reach: nothing is filled.
+    let r = run("上周五 猫", 1);
+    assert_eq!(r.items.len(), 1);
+    assert_eq!((r.items[0].content.as_str(), r.items[0].in_window), ("给猫买了猫粮", Some(true)));
+    assert_eq!(r.explain.unwrap().filled, Some(0));
+    // No 沙发 on 11-20, nor on 11-19 … 11-21 (widened once): the one match elsewhere answers.
+    let r = run("上周五 沙发", 10);
+    assert_eq!(r.widened.as_ref().map(|w| w.by.as_str()), Some("±1 day"));
+    let got: Vec<(&str, Option<bool>)> = r.items.iter().map(|i| (i.content.as_str(), i.in_window)).collect();
+    assert_eq!(got, [("猫抓坏了沙发", Some(false))]);
+    let ex = r.explain.unwrap();
+    assert_eq!((ex.in_window, ex.filled), (Some(0), Some(1)));
+    // Without a window nothing is marked (and the field is absent from JSON).
+    let r = run("沙发", 10);
+    assert_eq!(r.items[0].in_window, None);
+    assert!(serde_json::to_value(&r.items[0]).unwrap().get("inWindow").is_none());
 }
