@@ -10,7 +10,7 @@ pub mod serve;
 
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use clap::{Parser, Subcommand};
 use serde::Serialize;
 
@@ -345,12 +345,7 @@ fn load_config(cli: &Cli) -> Result<Config> {
     Ok(config)
 }
 
-/// Parses `--now`; the error names the field.
-pub fn parse_now(s: &str) -> Result<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|_| Error::bad("now", format!("{s:?} is not an RFC 3339 instant such as 2026-11-29T12:00:00+08:00")))
-}
+pub use crate::files::parse_now;
 
 /// True when the `--config` file sets `timezone`.
 fn config_names_zone(cli: &Cli) -> bool {

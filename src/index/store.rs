@@ -282,19 +282,11 @@ impl Store {
         rep
     }
 
-    /// Brings the index up to date for a query that reads only `scope`'s day files. A
-    /// watching store does what [`Store::sync`] does (its watch covers every file at no cost);
-    /// a per-call store syncs the live layer files, then stats only the day files of `scope`
-    /// (listing only its month folders) and mirrors the ones changed, added or removed there.
-    /// Files outside the scope are left for the query that reads them. Errors: as
-    /// [`Store::sync`].
-    pub fn sync_days(&self, scope: SyncScope) -> Result<SyncReport> {
-        if self.watching || scope == SyncScope::All {
-            return self.sync();
-        }
-        let layers = self.sync_layers(crate::layers::sync::LayerScope::Live, false, None)?;
-        let cold = self.scan_and_apply(false, scope, true, &mut |_| {})?;
-        Ok(SyncReport { layers, ..cold })
+    /// The cold part of [`Store::sync_days`] on a per-call store: stats only the day files of
+    /// `scope` (listing only its month folders) and mirrors the ones changed, added or removed
+    /// there, waiting for the writer lock. Errors: as [`Store::sync`].
+    pub(crate) fn sync_cold_days(&self, scope: SyncScope) -> Result<SyncReport> {
+        self.scan_and_apply(false, scope, true, &mut |_| {})
     }
 
     /// The cold part of a reader's sync ([`Store::sync_reader`]) for `scope`: never waits for

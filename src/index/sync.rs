@@ -11,7 +11,6 @@ use std::path::Path;
 use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde::Serialize;
-use sha1::{Digest, Sha1};
 
 use crate::files::entry::{LineKind, parse_line};
 use crate::files::{cold_rel, day_number, day_of_cold_rel};
@@ -19,17 +18,11 @@ use crate::fts5::segment::segment;
 use crate::index::mirror::Known;
 use crate::{Error, Result};
 
-/// Bits of an entry id that hold the ordinal inside the day (`id = day << 20 | ordinal`).
-pub const ORDINAL_BITS: u32 = 20;
-/// Most entries one day file can hold in the index; further lines are reported as malformed.
-pub const MAX_ENTRIES_PER_DAY: usize = (1 << ORDINAL_BITS) - 1;
+// The entry-id encoding and the content hash live in `files` (the fts5 layer below uses them).
+pub use crate::files::{MAX_ENTRIES_PER_DAY, ORDINAL_BITS, id_range, sha1_hex};
+
 /// Files re-mirrored per transaction.
 pub const BATCH_FILES: usize = 256;
-
-/// Inclusive id range `[lo, hi]` of the entries of local dates `from..=to`.
-pub fn id_range(from: NaiveDate, to: NaiveDate) -> (i64, i64) {
-    (day_number(from) << ORDINAL_BITS, ((day_number(to) + 1) << ORDINAL_BITS) - 1)
-}
 
 /// What the file system says about one cold file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -292,12 +285,6 @@ pub struct LayerReport {
     /// Why usage.json could not be read, when it could not (it is rebuilt silently).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage_corrupt: Option<String>,
-}
-
-/// sha1 of bytes, lowercase hex.
-pub fn sha1_hex(bytes: &[u8]) -> String {
-    let d = Sha1::digest(bytes);
-    d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Reads, hashes and mirrors the planned files; drops removed ones. Batches of

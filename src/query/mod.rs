@@ -324,8 +324,9 @@ mod tests {
             std::fs::write(p, text).unwrap();
         }
         let config = crate::Config { timezone: chrono_tz::Asia::Shanghai, ..crate::Config::default() };
-        let m = crate::Memory::open(dir.path(), config).unwrap();
-        let c = m.conn().unwrap();
+        let (store, _, _) = crate::index::Store::open(dir.path(), config, false).unwrap();
+        store.sync().unwrap();
+        let c = store.conn().unwrap();
         let ids: Vec<i64> = c
             .prepare("SELECT id FROM entries ORDER BY id")
             .unwrap()

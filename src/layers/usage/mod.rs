@@ -37,6 +37,10 @@
 //! `YYYY-MM-DDTHH:MM:SS.mmmZ`, and a final newline.
 
 pub mod ops;
+pub mod table;
+
+/// The usage ledger's canonical file, in the data root.
+pub const USAGE_FILE: &str = "usage.json";
 
 use std::collections::BTreeMap;
 
