@@ -50,7 +50,7 @@ const RECORD_COLUMNS: &str = "key, hits, first_hit_at, last_hit_at, weight, last
 /// An instant of the `usage` table: RFC 3339, `None` when absent or unreadable. The shape
 /// the table holds ([`format_ts`]: `2026-10-21T03:10:00.000Z`) is read directly, anything
 /// else by chrono's RFC 3339 parser (both give the same instant for that shape; chrono's
-/// general parser cost 1 200 instructions a timestamp, three per record read, issue 15).
+/// general parser cost 1 200 instructions a timestamp, three per record read).
 fn parse_ts(s: Option<&str>) -> Option<DateTime<Utc>> {
     let s = s?;
     canonical_ts(s).or_else(|| DateTime::parse_from_rfc3339(s).ok().map(|t| t.with_timezone(&Utc)))
@@ -83,7 +83,7 @@ fn canonical_ts(s: &str) -> Option<DateTime<Utc>> {
 
 /// [`format_ts`] of `t` (`2026-10-21T03:10:00.000Z`, milliseconds truncated), written
 /// directly for years 0–9999 outside a leap second, else by `format_ts` itself (chrono's
-/// formatter cost 800 instructions a timestamp, three per record written, issue 15).
+/// formatter cost 800 instructions a timestamp, three per record written).
 fn ts_text(t: DateTime<Utc>) -> String {
     use chrono::{Datelike, Timelike};
     let (date, time) = (t.date_naive(), t.time());
@@ -248,7 +248,7 @@ pub fn digest_of<R: std::io::Read>(reader: R) -> std::io::Result<Digest> {
 
 /// Replaces the usage table from usage.json's bytes (`None`: the file is gone), streamed
 /// from `src`: records go into the table as they are parsed, so memory stays bounded by the
-/// largest record plus SQLite's page cache, whatever the file's size (issue 14 point 8).
+/// largest record plus SQLite's page cache, whatever the file's size (a 100 MB ledger took 674 MB read whole).
 /// Tolerant per [`Ledger::parse`]: an unreadable file empties the table and returns
 /// `Corrupt`. Records keep the file's order (first occurrence of a key; a later occurrence
 /// updates its values, as a JSON object's last duplicate wins); content texts already known
@@ -333,7 +333,7 @@ pub fn drop_stage(c: &Connection) -> Result<()> {
 
 /// Parses usage.json's bytes from `src` into a staging table of this connection (SQLite's
 /// temp database: nothing in index.sqlite3 is written or locked, so it runs without the writer
-/// lock, issue 14 point 8), streamed record by record as [`reload`] does: file order, a key
+/// lock, which a 100 MB ledger would otherwise hold for seconds), streamed record by record as [`reload`] does: file order, a key
 /// present twice keeps its first position and its last values. [`swap_in`] then replaces the
 /// usage table from it in one short transaction under the lock. Returns the load status (on
 /// `Corrupt` the staging table is empty) and the digest of the bytes read. Errors: I/O while
@@ -570,7 +570,7 @@ impl Store {
         {
             // One lookup by key per record (columns 1..=5 as `record_at` reads them), then an
             // update by rowid or an insert: cheaper than a `json_each` list of the keys and an
-            // upsert by key (issue 15).
+            // upsert by key.
             let mut find = tx.prepare_cached(
                 "SELECT rowid, hits, first_hit_at, last_hit_at, weight, last_decay_at, text IS NULL FROM usage \
                  WHERE key = ?1",
@@ -630,7 +630,7 @@ impl Store {
             return Ok(true);
         }
         // A per-call store does not flush at drop (one usage.json write and its two fsyncs per
-        // CLI call, issue 15): the hits are committed in the index, and this mark makes the
+        // CLI call): the hits are committed in the index, and this mark makes the
         // first later call past the throttle write them out. Set once: the later calls that
         // find it find nothing to change.
         if !self.watching && meta_get(tx, META_PENDING)?.as_deref() != Some("1") {
@@ -740,7 +740,7 @@ impl Store {
     /// Usage weights (0–100) of items, decayed to now; 50 for entries never hit. One query per
     /// call, on the connection the caller holds (a query ranking its candidates): asking the
     /// store for another would open a second connection in a one-call process and parse the
-    /// schema again (0.2 ms of a CLI call, issue 15). On an index error every weight reads 50
+    /// schema again (0.2 ms of a CLI call). On an index error every weight reads 50
     /// (reported as a `log` warning).
     pub(crate) fn weights_on<H: Hit>(&self, c: &rusqlite::Connection, items: &[H]) -> Vec<f64> {
         match self.try_weights(c, items) {
@@ -754,7 +754,7 @@ impl Store {
 
     fn try_weights<H: Hit>(&self, c: &rusqlite::Connection, items: &[H]) -> Result<Vec<f64>> {
         // One lookup by key per item through one cached statement: cheaper than one statement
-        // over a `json_each` list of the keys (issue 15). Only what the decay reads: the
+        // over a `json_each` list of the keys. Only what the decay reads: the
         // weight and its anchor (`Record::weight_at` decays from the last decay, else the last
         // hit, else the first), one timestamp parsed per row.
         let mut st = c.prepare_cached(
@@ -779,7 +779,7 @@ impl Store {
         load(&*self.conn()?, keys)
     }
 
-    /// Promotion into the hot body (seeds/002 "被 mem_hot_set 提升进热层正文：weight += 15"):
+    /// Promotion into the hot body (docs/plugin-compatibility.md: "被 mem_hot_set 提升进热层正文：weight += 15"):
     /// for each key already in the ledger, decay to now then `+15` (cap 100). The caller holds
     /// the writer lock.
     pub(crate) fn promote_locked(&self, lock: &WriterLock, keys: &[String]) -> Result<()> {
