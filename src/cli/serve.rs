@@ -1,7 +1,7 @@
 //! `memlayers serve`: a resident process for one data root that answers the CLI's queries,
 //! and the client side every CLI call runs first ([`forward`]).
 //!
-//! Why (issue 15): an agent runs one `memlayers` process per call. In-process, every call
+//! Why: an agent runs one `memlayers` process per call. In-process, every call
 //! opens the index (schema parse, statements compiled anew), and an unwindowed call states all
 //! ~3 500 day files to see whether one was edited by hand: 9–14 ms beyond the query at 1M
 //! entries. A resident server keeps the index open with its prepared statements and learns
@@ -395,7 +395,7 @@ impl Served {
     }
 
     /// True when the root's index file is no longer the one this server opened (deleted, as
-    /// the README allows, or replaced by a rebuild): answers and usage hits would go to a file
+    /// the docs allow: "delete it and the next command rebuilds it", or replaced by a rebuild): answers and usage hits would go to a file
     /// no other process reads (a newcomer's test lost every hit recorded after `rm
     /// index.sqlite3*`).
     fn index_replaced(&self) -> bool {
@@ -513,7 +513,7 @@ pub fn serve(mem: Memory, cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
     };
     eprintln!("memlayers: serving {} on {}", root.display(), socket.display());
     // Replies go out before their usage hits are recorded ([`answer`]): the usage commit was
-    // about a third of a day-window query at 1M entries (issue 15).
+    // about a third of a day-window query at 1M entries.
     mem.defer_hits(true);
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()

@@ -1,6 +1,6 @@
 //! Where things live under the data root, local dates, ISO weeks, and atomic writes.
 //!
-//! Layout, per dsh-memory-layers v1.2.1 (seeds/002, "数据布局"):
+//! Layout, per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Data layout"):
 //!
 //! ```text
 //! <root>/hot.md
@@ -34,7 +34,7 @@ use sha1::{Digest, Sha1};
 
 use crate::{Error, Result};
 
-/// Resolves the data root the way the plugin does (seeds/002 "配置", `dataRoot`):
+/// Resolves the data root the way the plugin does (docs/plugin-compatibility.md, "Data root and configuration", `dataRoot`):
 /// `data_root` (config `dataRoot`, non-empty) → `<dataRoot>/memory`; else
 /// `$DSH_HOME/dsh-memory-layers`; else `~/.dsh/dsh-memory-layers`.
 /// `home` and `dsh_home` are passed in so the function is pure.
@@ -96,7 +96,7 @@ pub fn day_of_cold_rel(rel: &str) -> Option<NaiveDate> {
     let (month, file) = rest.split_once('/')?;
     let stem = file.strip_suffix(".md")?;
     // By hand, not chrono's format parser: every change check runs this once per day file
-    // (3 500 times per unwindowed CLI call at 1M entries, issue 15).
+    // (3 500 times per unwindowed CLI call at 1M entries).
     let b = stem.as_bytes();
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
@@ -278,7 +278,8 @@ mod tests {
 
     #[test]
     fn shanghai_partition_example() {
-        // seeds/002 + issue 2: 2026-04-11T19:53Z is 2026-04-12 03:53 in Asia/Shanghai.
+        // The plugin's rule (docs/plugin-compatibility.md, "Data layout": files by local date):
+        // 2026-04-11T19:53Z is 2026-04-12 03:53 in Asia/Shanghai.
         let ts = DateTime::parse_from_rfc3339("2026-04-11T19:53:00Z").unwrap().with_timezone(&Utc);
         assert_eq!(local_date(ts, chrono_tz::Asia::Shanghai), NaiveDate::from_ymd_opt(2026, 4, 12).unwrap());
         assert_eq!(

@@ -3,7 +3,7 @@
 //! token count (`entry_lens`, [`crate::fts5::lens`]) the inputs of BM25 that vary by row
 //! (`fts5::bm25`), read from the position lists FTS5 already decoded to match the row.
 //!
-//! Why (issue 15): a windowed query ranks every match in its window by BM25. Reading each
+//! Why: a windowed query ranks every match in its window by BM25. Reading each
 //! candidate's text from `entry_rows` and counting its tokens again in Rust cost ~12 000
 //! instructions a candidate (a b-tree descent to the row, UTF-8 checks, the token walk); the
 //! weeks of `今天` hold 433 candidates at 1M entries. FTS5 holds the same counts: every
@@ -17,7 +17,7 @@
 //! aggregate step a match. That saves ~240 instructions a match over the first form,
 //! `ml_counts`, which returned a BLOB a row (a step out of and back into the VDBE, the BLOB
 //! copied, the caller's column reads; a week of `今` at 1M entries, 270 matches a query:
-//! 1.32M → 1.26M instructions a `retrieve`, callgrind, issue 15). [`collected`] reads the
+//! 1.32M → 1.26M instructions a `retrieve`, callgrind). [`collected`] reads the
 //! buffer.
 //!
 //! Layout, in native-endian `u32` words, one row after another: the row's id (an `i64`, two
@@ -125,7 +125,7 @@ unsafe fn row_counts(
             return Err(ffi::SQLITE_MISUSE);
         };
         let phrases = phrase_count(fts).max(0) as usize;
-        // On the stack for up to 8 phrases (no allocation per row, issue 15): the rowid's
+        // On the stack for up to 8 phrases (no allocation per row): the rowid's
         // 8 bytes as two words, then the counts.
         words.clear();
         words.resize(ROWID_WORDS + COLUMNS * phrases, 0);

@@ -4,7 +4,7 @@
 //!
 //! FTS5's `bm25()` counts, on every query, every row that matches each phrase (its document
 //! frequency, for the IDF): `今天` in 15 % of a million entries costs ~4 ms of doclist walking
-//! even when a one-day window holds 35 matches (issue 15's measurement, the `SQL` column of
+//! even when a one-day window holds 35 matches (measured at 1M entries, the `SQL` column of
 //! tools/BENCH_CALLS.md). Here the same formula takes its inputs from:
 //!
 //! * the row count N and the total token count from FTS5's averages record (the row of
@@ -22,7 +22,7 @@
 //!   counted ([`Counter`]) by the rules of the segmenter the index was built with
 //!   (`fts5::segment`): FTS5's `unicode61` tokenizer reads the segmented text back token for
 //!   token, so the counts are the ones FTS5 stores. Reading each candidate's text and counting
-//!   it cost ~12 000 instructions a candidate, FTS5's counts about a third of that (issue 15).
+//!   it cost ~12 000 instructions a candidate, FTS5's counts about a third of that.
 //!
 //! Formula (fts5_aux.c, `fts5Bm25Function`), for each phrase `p` of the query:
 //!
@@ -102,7 +102,7 @@ pub use crate::fts5::record::{Totals, state_key, totals};
 /// Document frequencies memoised for one index state ([`state_key`]), in this handle and in
 /// the index's `fts_counts` table (migration V9), which every process shares.
 ///
-/// Why the table (issue 15): a one-call process (each CLI call) starts with an empty memo, and
+/// Why the table: a one-call process (each CLI call) starts with an empty memo, and
 /// counting a phrase's rows walks its whole doclist: the two bigrams of `博物馆` (13 512 rows
 /// each at 1M entries) cost ~0.9 ms of a 4.8 ms day-window `retrieve`, more than the query.
 /// FTS5 stores no document frequency (Lucene keeps one per term in its term dictionary); the

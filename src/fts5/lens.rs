@@ -2,7 +2,7 @@
 //! in `entry_lens` (migration V11): `lens` holds a little-endian `u16` per entry, at the
 //! entry's ordinal (its id's low [`ORDINAL_BITS`](crate::index::sync::ORDINAL_BITS) bits).
 //!
-//! Why (issue 15): a windowed query scores every match in its window with BM25, and each
+//! Why: a windowed query scores every match in its window with BM25, and each
 //! match's length came from FTS5's docsize table, one b-tree descent per match (~2 100
 //! instructions at 1M entries, a quarter of a week-window query of `今天`, 433 matches). A
 //! week's matches fall on 7 dates: 7 row reads, then an array index per match. FTS5's own

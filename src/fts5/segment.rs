@@ -20,8 +20,8 @@
 use unicode_normalization::UnicodeNormalization;
 
 /// Version of the segmentation rules; stored in the index's `meta` table. 2: Latin words are
-/// followed by their English stem (issue 12). 3: text is NFC-normalised before segmenting
-/// (issue 14). 4: the kana sound marks U+3099–309C, U+30A0 and the katakana middle dot U+30FB
+/// followed by their English stem (`meetings` finds *meeting*). 3: text is NFC-normalised before
+/// segmenting (`café` typed precomposed finds it written with a combining accent). 4: the kana sound marks U+3099–309C, U+30A0 and the katakana middle dot U+30FB
 /// separate runs ([`is_cjk`]). 5: the token counts stored for BM25 (`entry_lens`) count a word
 /// with combining marks as FTS5 does ([`word_tokens`]). 6: and go on through the diacritics
 /// that continue an FTS5 token ([`is_fts5_diacritic`]).

@@ -28,7 +28,7 @@ thread_local! {
 /// Runs `f` with "now" pinned to `now` (a UTC instant) for every [`Store::now`] read on this
 /// thread until it returns (panics included), over any pin of the handle: one call pinned on
 /// a long-lived handle that otherwise reads the clock, as `memlayers serve` answers a CLI call
-/// made with `--now` (issue 15: such calls ran in-process, 8–11 ms over the library for an
+/// made with `--now` (such calls ran in-process, 8–11 ms over the library for an
 /// unwindowed query at 1M entries, against 1.5–2.3 ms through the server). Only this thread:
 /// other callers sharing the handle keep their own clock.
 pub(crate) fn at_instant<R>(now: DateTime<Utc>, f: impl FnOnce() -> R) -> R {
@@ -63,7 +63,8 @@ pub struct Store {
     watch: Mutex<Option<ColdWatch>>,
     /// Changes of the live layer files since their last check (a watching store only).
     pub(crate) layer_watch: Mutex<crate::index::watch::LayerState>,
-    /// Why the data root cannot be written (`None`: it can): queries only (issue 14, point 4).
+    /// Why the data root cannot be written (`None`: it can): queries only (a read-only mount, another
+    /// user's folder).
     pub(crate) read_only: Option<String>,
     /// Where a read-only root's index lives (kept alive: a temporary one is deleted on drop).
     ro_index: Option<index::ReadOnlyIndex>,
@@ -96,8 +97,8 @@ impl Store {
     /// created.
     ///
     /// `per_call`: this process makes one call and exits (the CLI): the store keeps no inotify
-    /// watch, whose 120-odd watches cost more to add and to close (11–14 ms at 1M entries,
-    /// issue 15) than the call itself, and checks only the day files each query reads
+    /// watch, whose 120-odd watches cost more to add and to close (11–14 ms at 1M entries)
+    /// than the call itself, and checks only the day files each query reads
     /// ([`Store::sync_days`]); its connections leave the WAL for a later checkpoint
     /// ([`index::open`]).
     pub(crate) fn open(root: &Path, config: Config, per_call: bool) -> Result<(Store, OpenState, Vec<String>)> {
@@ -401,7 +402,7 @@ impl Store {
 /// A day file this process just wrote, with everything its mirror needs
 /// ([`Store::mirror_written_in`]): hashes and segmented entries are computed where the file was
 /// written, so an import does that work on its file thread, beside the index inserts of the
-/// batch before (issue 15: the index thread set the import's pace).
+/// batch before (the index thread set the import's pace).
 #[derive(Debug)]
 pub(crate) struct WrittenFile<'a> {
     /// The file's local date.

@@ -1,6 +1,7 @@
 //! Change detection and mirroring of cold files into the index.
 //!
-//! Split in two, so the decision is testable without I/O (style.md, basic-memory):
+//! Split in two, so the decision is testable without I/O (the same split basic-memory makes between its change
+//! planning and its change detector):
 //! [`plan`] compares what is on disk with what the index knows (size, mtime, inode) and lists
 //! the files to look at and the files gone; [`apply`] reads those files, compares content
 //! hashes, and re-mirrors the days that really changed, in one transaction per batch.
@@ -102,7 +103,7 @@ pub struct KnownStat {
 /// from disk. `disk` and `known` must both be sorted by path (bytewise: [`scan_disk`]'s order
 /// and SQLite's `ORDER BY path`). One merge pass that stops at the first difference, without
 /// the map [`plan`] builds: the check a one-call process makes before every query without a
-/// time window, beside the query (issue 15; building the map of 3 445 rows with their hashes
+/// time window, beside the query (building the map of 3 445 rows with their hashes
 /// took 1.5–2.4 ms of that check at 1M entries).
 pub fn changed(disk: &[FileStat], known: &[KnownStat]) -> bool {
     let mut d = disk.iter().peekable();
@@ -364,7 +365,7 @@ pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
 
 /// The FTS5 columns of one entry: its tag and its content, segmented ([`segment`]), as
 /// `entries_fts` stores them. Computed apart from the insert so that a caller with a second
-/// thread (an import's file stage) can segment there, beside the index inserts (issue 15).
+/// thread (an import's file stage) can segment there, beside the index inserts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FtsText {
     /// `segment(tag)`.

@@ -1,7 +1,7 @@
 //! Mirroring of the layer files — `hot.md`, `usage.json`, `summaries/{day,week,month}/*.md` —
 //! into the `layer_files` table (and, for usage.json, the `usage` table).
 //!
-//! The files are canonical (spec/engine.md principles 1 and 2): every write of a layer file
+//! The files are canonical (the memory is the Markdown files; the index is derived from them and can be deleted): every write of a layer file
 //! goes to the file first, atomically, and then records the file's stat, hash and bytes here
 //! ([`Store::write_layer`]). [`Store::sync_layers`] picks up what changed behind our back —
 //! a hand edit, another tool — the same way the cold sync does: a pure [`plan`] compares
@@ -10,11 +10,11 @@
 //!
 //! * hot.md or a summary changed → its row is replaced by the file's bytes; gone → row dropped.
 //! * usage.json changed → the `usage` table is replaced from the file; unreadable → emptied
-//!   (every entry back to "weight 50, never hit", seeds/002 "文件缺失或损坏时静默重建") and
+//!   (every entry back to "weight 50, never hit", docs/plugin-compatibility.md: "文件缺失或损坏时静默重建") and
 //!   rewritten at the next flush; gone → emptied. Never an error.
 //!
-//! usage.json is parsed WITHOUT the writer lock (issue 14 point 8: a 100 MB ledger held the
-//! lock for the whole parse, blocking every writer for seconds): when its stat differs from
+//! usage.json is parsed WITHOUT the writer lock (a 100 MB ledger parsed under the lock held it
+//! for the whole parse, blocking every writer for seconds): when its stat differs from
 //! the recorded row, the sync first streams it into a staging table of its own connection
 //! ([`crate::layers::usage::table::stage`], SQLite's temp database, which locks nothing in the
 //! index), noting the file's size / mtime / inode / ctime before and after the read. Under
@@ -310,7 +310,7 @@ struct Staged {
     status: Option<crate::layers::usage::LoadStatus>,
 }
 
-/// The usage.json part of [`apply`], streamed (issue 14 point 8: a 100 MB ledger took 674 MB
+/// The usage.json part of [`apply`], streamed (a 100 MB ledger took 674 MB
 /// read whole). With `staged` (parsed outside the lock): the file must still be the one
 /// staged, else [`Error::Changed`] (the caller parses again); its records are swapped in.
 /// Without: one pass hashes the file (constant memory) to skip a file whose bytes are what the
@@ -442,7 +442,7 @@ impl Store {
     }
 
     /// The sync of a reader (every query, and opening a handle): as [`Store::sync`], but it
-    /// never waits for the writer lock (issue 14, point 3). When files need mirroring and
+    /// never waits for the writer lock (an answer must not wait for an import or a rebuild). When files need mirroring and
     /// another writer holds the lock (an import, a rebuild), or a writer marked a long write
     /// ([`Store::mark_busy`]), it mirrors nothing and returns `stale: true`; the caller
     /// answers from the index as it is — the last committed state, which WAL readers see
@@ -457,7 +457,7 @@ impl Store {
     /// the layer files first, then runs `query` while a second thread stats every cold file
     /// and compares them with the index — the stat pass (≈ 3 500 `statx` at 1M entries) costs
     /// as much as a typical query, so on two cores the call pays the longer of the two, not
-    /// their sum (issue 15). Only when a file changed is it mirrored and `query` run again, so
+    /// their sum. Only when a file changed is it mirrored and `query` run again, so
     /// the answer is the one a sync-then-query would give. Errors: those of the sync and of
     /// `query`.
     pub(crate) fn read_synced<T: Send>(&self, query: impl Fn() -> Result<T> + Sync) -> Result<(T, bool)> {

@@ -63,7 +63,7 @@ impl Memory {
     pub fn open(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
         let (store, state, warnings) = Store::open(root.as_ref(), config, false)?;
         // A reader's sync: it does not wait for another writer (an import, a rebuild) but
-        // reports `stale` (issue 14, point 3); writes take the lock themselves.
+        // reports `stale` (an answer never waits for a writer); writes take the lock themselves.
         let open_report = store.sync_reader(state == OpenState::Fresh)?;
         Ok(Memory { store, open_report, warnings })
     }
@@ -337,7 +337,7 @@ impl Memory {
     /// For a server that answers first and records after: with `on`, queries (`recall`,
     /// `retrieve`, `recent`, `by_tag`, `by_date`) hold their usage hits back instead of
     /// committing them before they return (about a third of a day-window `retrieve` at 1M
-    /// entries, issue 15); [`Memory::record_deferred_hits`] records them, each at the instant
+    /// entries); [`Memory::record_deferred_hits`] records them, each at the instant
     /// its query ran, in query order. The caller records them after sending each reply and
     /// before running the next call, so every call ranks with every earlier call's hits, as
     /// without deferral. [`Memory::flush_usage`] (and so the drop) records them too. Hits still

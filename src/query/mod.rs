@@ -66,8 +66,7 @@ pub fn item_from_row(r: &Row) -> rusqlite::Result<Item> {
 /// The items of `ids` (as the `entries` view, [`ITEM_COLUMNS`], gives them), keyed by id; ids
 /// with no row are absent. One rowid lookup each through one cached statement. Called inside
 /// a query's read transaction (`query::search`); outside one, each lookup opens and ends its
-/// own. A `json_each` list of the ids in one statement cost ~12 000 instructions a row
-/// (issue 15).
+/// own. A `json_each` list of the ids in one statement cost ~12 000 instructions a row.
 ///
 /// The date and instant are formatted here from the id and `ts_off` (migration V8), as the
 /// view's `date()` and `strftime()` would, which cost SQLite ~5 000 instructions a row.

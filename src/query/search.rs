@@ -3,7 +3,8 @@
 //!
 //! ## Ranking: one documented score for `recall` and `retrieve`
 //!
-//! In the shape of ADR-0002 (min-max fusion, recency as a small weighted term):
+//! Min-max fusion, with recency as a small weighted term (time itself is a pre-filter, never a
+//! ranking term: docs/time-expressions.md, "Why time is a gate, not a ranking term"):
 //!
 //! ```text
 //! candidates = the top K = max(50, 5 × limit) entries by BM25
@@ -18,12 +19,13 @@
 //!            + W_recent  × recent           recent: 1 if written ≤ 30 days ago, 1/3 if ≤ 90 days,
 //!                                           else 0 (the plugin's +3 / +1 recency bonus)
 //!            + W_recency × exp(-Δt / τ)     only with config recencyTauDays = τ, and only
-//!                                           for queries without a time window (ADR-0002 §6)
+//!                                           for queries without a time window
 //! ties       → newest first (timestamp, then id)
 //! ```
 //!
 //! Defaults `W_usage = 0.1`, `W_recent = 0.1`, `W_recency = 0.1` ([`RankWeights`]), picked by
-//! measurement on the labelled question set (README, "Recall and ranking"). Every term is
+//! measurement on the labelled question set (docs/ranking.md, "Measured on a labelled question
+//! set"). Every term is
 //! bounded, so the best candidate scores at least 1 (scores are never all zero), a memory hit
 //! often outranks an equally matching one never hit, equal text goes newest first, and a text
 //! match stronger by more than `W_usage + W_recent + W_recency` of the candidates' BM25 spread
@@ -104,7 +106,7 @@ impl RankOpts {
 /// When more entries match (a frequent word such as `今天` matches 146 000 of a million), BM25
 /// ranks the newest `MAX_SCORED` matches only, and `matched` stays the exact count. FTS5
 /// computes `bm25()` row by row, reading each row's size record, so scoring every match cost
-/// 100–260 ms at 1M entries (issue 15's measurement). Measured with the `sqlite3` shell, one
+/// 100–260 ms at 1M entries. Measured with the `sqlite3` shell, one
 /// process per query as the CLI runs, at 1M entries: a word with 3 923 matches took 6.0 ms
 /// with 2 000 scored, 4.2 ms with 1 000, 2.9 ms with 500, against 1.2 ms for the shell's own
 /// start. 500 is ten times the default candidate set (50) and twice the largest (250, for
@@ -159,7 +161,7 @@ pub fn ranked_sql_in(windowed: bool, ts_filter: bool, ascending: bool) -> String
 /// The tag of each candidate row: `entry_rows.tag` when the row spells it otherwise, else the
 /// `tags` row of its `tag_id` (migration V8), looked up once per distinct id and query. A join
 /// with `tags` cost one b-tree descent per candidate row, up to [`MAX_SCORED`] per query, for
-/// the few tags an archive has (issue 15).
+/// the few tags an archive has.
 #[derive(Debug, Default)]
 struct TagNames {
     /// `(tags.id, tags.tag)` seen so far: a linear search, as a query meets a few dozen tags at
@@ -194,7 +196,7 @@ fn opt_text<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<&
 /// Most entries of a window read and matched in Rust instead of through FTS5, for a query
 /// with a prefix probe the index cannot expand into a few terms ([`crate::fts5::prefix`];
 /// `今` is `"今"*`, which FTS5 answers by merging the doclists of every token starting with
-/// 今 over the whole index before the window applies, ~10 ms at 1M entries, issue 15).
+/// 今 over the whole index before the window applies, ~10 ms at 1M entries).
 /// Reading one entry row and counting its characters ([`bm25::Counter`]) costs well under a
 /// microsecond: a month at 1M entries (~9 000 rows) is then cheaper than the merge. Also the
 /// most rows an unwindowed query with such a probe reads newest first to collect its
@@ -309,12 +311,12 @@ pub fn bonus_bound(w: RankWeights, tau_days: Option<f64>) -> f64 {
 
 /// The weighted instance count of each phrase of a query, in [`bm25::phrases`] order: inline
 /// up to four phrases (a query rarely has more), so a candidate costs no allocation of its own
-/// (the weeks of `今天` hold 433 candidates at 1M entries, issue 15).
+/// (the weeks of `今天` hold 433 candidates at 1M entries).
 pub type PhraseCounts = smallvec::SmallVec<[f64; 4]>;
 
 /// A candidate row: its id, what its BM25 needs, and what the rest of the score needs
 /// (instant, text) when the pass that found it read the row anyway (the window scans): reading
-/// the top K's rows again cost K more b-tree descents per query (issue 15). Candidates from
+/// the top K's rows again cost K more b-tree descents per query. Candidates from
 /// FTS5's counts ([`ranked_sql`]) carry no row; [`ranked`] reads the rows it scores.
 #[derive(Debug, Clone)]
 pub struct Candidate {
@@ -384,7 +386,7 @@ pub fn ranked(
         .collect();
     // Best BM25 first; among equals the newest (a total order: ids are unique). Only the top
     // K are sorted: a selection first, as the weeks of `今天` hold 433 candidates at 1M
-    // entries and sorting them all cost ~8 % of the query (issue 15).
+    // entries and sorting them all cost ~8 % of the query.
     let order = |a: &(Candidate, f64), b: &(Candidate, f64)| a.1.total_cmp(&b.1).then(b.0.id.cmp(&a.0.id));
     let k = candidates(opts.limit);
     if scored.len() > k {
@@ -398,7 +400,7 @@ pub fn ranked(
     // candidates whose text plus `bonus` reaches the `limit`-th score so far can still enter
     // the answer (Fagin's threshold algorithm), and only those are read. Same answer as
     // scoring all K: the others score below it. Usually a dozen rows are read, not K = 50
-    // (each a row read and a usage lookup, issue 15).
+    // (each a row read and a usage lookup).
     let bonus = bonus_bound(opts.weights, opts.tau_days);
     let mut rest = scored.into_iter();
     let first: Vec<_> = rest.by_ref().take(opts.limit).collect();
@@ -480,7 +482,7 @@ fn read_and_score(
 
 /// The instant, text, tag and source of the entries `ids`, by id; ids with no row are left
 /// out. One rowid lookup each through one cached statement: cheaper than one statement over a
-/// `json_each` list of the ids (~5 000 instructions a row at K = 50, issue 15). The tag and
+/// `json_each` list of the ids (~5 000 instructions a row at K = 50). The tag and
 /// source make the answer's items without reading the rows again (`items_by_id`, ~10 000
 /// instructions an answer).
 fn rows_by_id(c: &Connection, ids: &[i64]) -> Result<std::collections::HashMap<i64, RowRead>> {
@@ -511,7 +513,7 @@ fn rows_by_id(c: &Connection, ids: &[i64]) -> Result<std::collections::HashMap<i
 /// again from the start (fts5_index.c, `fts5DlidxLvlPrev`) and sets up a reversed leaf page
 /// per page read (`fts5SegIterReverseInitPage`): ~190 000 instructions to reach a week of
 /// `今天` (146 000 matches at 1M entries) from the newest end, where the forward steps from the
-/// oldest end cost ~90 instructions a leaf page (issue 15). A day or a week rarely holds
+/// oldest end cost ~90 instructions a leaf page. A day or a week rarely holds
 /// [`MAX_SCORED`] matches (a week of `今天`: at most 433), so the second walk is rare; a longer
 /// window often does, and is walked from the nearer end.
 pub const ASCENDING_DAYS: i64 = 8;
@@ -808,7 +810,7 @@ impl Store {
         let c = self.conn()?;
         // One read transaction for the whole query: every statement outside one opens and
         // ends its own (a shared-memory lock taken and released, the WAL index read again),
-        // nine of them per windowed query (issue 15). The same snapshot for all of them, too.
+        // nine of them per windowed query. The same snapshot for all of them, too.
         let read = rusqlite::Transaction::new_unchecked(&c, rusqlite::TransactionBehavior::Deferred)?;
         // Prefix probes as the OR of their terms where the index can list them
         // (`fts5::prefix`); `short` when some prefix probe is left as a prefix.

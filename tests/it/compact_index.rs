@@ -411,7 +411,7 @@ fn check_reports_token_counts_that_disagree_with_the_text() {
         v
     };
     let before = bm25_of(&m);
-    // Last week's three entries that say 约定 (2026-11-16, -18, -21: README's demo).
+    // Last week's three entries that say 约定 (2026-11-16, -18, -21: the demo, docs/time-expressions.md).
     assert_eq!(before.len(), 3, "{before:?}");
     let c = m.conn().unwrap();
     let day = "CAST(julianday('2026-11-16') - 1721424.5 AS INTEGER)";

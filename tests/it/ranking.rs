@@ -1,4 +1,4 @@
-//! Issue 12: one documented score for recall and retrieve (`query::search` module docs):
+//! One documented score for recall and retrieve (`query::search` module docs):
 //! `text + 0.1 × weight/100 + 0.1 × recent (+ 0.1 × exp(-Δt/τ) without a window)`, where text is
 //! BM25 min-max normalised over the candidates; ties newest first. Expected scores are worked
 //! out by hand from that formula. Now = 2026-11-29 12:00 UTC (20:00 in Shanghai).

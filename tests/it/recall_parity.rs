@@ -1,4 +1,4 @@
-//! Recall parity (issue 2): every entry the plugin's matching rule returns, recall returns.
+//! Recall parity: every entry the plugin's matching rule returns, recall returns.
 //!
 //! The plugin's rule (dsh-memory-layers v1.2 `mem_recall`), implemented naively here: a term
 //! matches an entry when it is a case-insensitive substring of the content or the tag; a

@@ -1,4 +1,4 @@
-//! Issue 12: natural-language questions. The labelled set (tests/data/eval/, hand-labelled
+//! Natural-language questions. The labelled set (tests/data/eval/, hand-labelled
 //! relevant entries; tools/eval_set.rs) must keep its recall@5 floors, and single questions
 //! show the pieces: stop words, English stems at index and query time, the tokenizer version.
 
@@ -8,8 +8,8 @@ mod eval_set;
 use crate::common::*;
 use memlayers::query::retrieve::RetrieveArgs;
 
-/// Floors of recall@5 per subset: the figures measured when the ranking was chosen (README,
-/// "Recall and ranking"), rounded down to leave room for one question per subset to move.
+/// Floors of recall@5 per subset: the figures measured when the ranking was chosen (docs/ranking.md,
+/// "Measured on a labelled question set"), rounded down to leave room for one question per subset to move.
 const FLOORS: &[(&str, f64)] = &[
     ("zh", 0.96),
     ("zh-time", 0.69),

@@ -1,4 +1,4 @@
-//! `memlayers serve` (issue 15): CLI queries answered by a resident server over the data
+//! `memlayers serve`: CLI queries answered by a resident server over the data
 //! root's Unix socket, with the same output as an in-process call, file changes seen through
 //! the server's watch, and every call it must not answer run in-process. Real child
 //! processes, a real socket.
@@ -457,7 +457,7 @@ fn a_spawned_server_stops_within_seconds_when_its_root_is_deleted_or_its_socket_
 #[cfg(target_os = "linux")]
 #[test]
 fn a_server_whose_index_is_deleted_declines_calls_and_stops() {
-    // The README: "Delete it and the next open rebuilds it". A server kept the deleted file
+    // The README: "Delete `index.sqlite3` and the next command rebuilds it". A server kept the deleted file
     // open and answered from it, so the usage hits of its calls went nowhere (a newcomer's
     // test); it now declines and stops.
     let (_dir, root) = root_with_entries();

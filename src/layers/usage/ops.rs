@@ -133,7 +133,7 @@ impl Store {
         {
             // One lookup by key per record (columns 1..=5 as `record_at` reads them), then an
             // update by rowid or an insert: cheaper than a `json_each` list of the keys and an
-            // upsert by key (issue 15).
+            // upsert by key.
             let mut find = tx.prepare_cached(
                 "SELECT rowid, hits, first_hit_at, last_hit_at, weight, last_decay_at, text IS NULL FROM usage \
                  WHERE key = ?1",
@@ -193,7 +193,7 @@ impl Store {
             return Ok(true);
         }
         // A per-call store does not flush at drop (one usage.json write and its two fsyncs per
-        // CLI call, issue 15): the hits are committed in the index, and this mark makes the
+        // CLI call): the hits are committed in the index, and this mark makes the
         // first later call past the throttle write them out. Set once: the later calls that
         // find it find nothing to change.
         if !self.watching && meta_get(tx, META_PENDING)?.as_deref() != Some("1") {
@@ -303,7 +303,7 @@ impl Store {
     /// Usage weights (0–100) of items, decayed to now; 50 for entries never hit. One query per
     /// call, on the connection the caller holds (a query ranking its candidates): asking the
     /// store for another would open a second connection in a one-call process and parse the
-    /// schema again (0.2 ms of a CLI call, issue 15). On an index error every weight reads 50
+    /// schema again (0.2 ms of a CLI call). On an index error every weight reads 50
     /// (reported as a `log` warning).
     pub(crate) fn weights_on<H: Hit>(&self, c: &rusqlite::Connection, items: &[H]) -> Vec<f64> {
         match self.try_weights(c, items) {
@@ -317,7 +317,7 @@ impl Store {
 
     fn try_weights<H: Hit>(&self, c: &rusqlite::Connection, items: &[H]) -> Result<Vec<f64>> {
         // One lookup by key per item through one cached statement: cheaper than one statement
-        // over a `json_each` list of the keys (issue 15). Only what the decay reads: the
+        // over a `json_each` list of the keys. Only what the decay reads: the
         // weight and its anchor (`Record::weight_at` decays from the last decay, else the last
         // hit, else the first), one timestamp parsed per row.
         let mut st = c.prepare_cached(
@@ -342,7 +342,7 @@ impl Store {
         load(&*self.conn()?, keys)
     }
 
-    /// Promotion into the hot body (seeds/002 "被 mem_hot_set 提升进热层正文：weight += 15"):
+    /// Promotion into the hot body (docs/plugin-compatibility.md: "被 mem_hot_set 提升进热层正文：weight += 15"):
     /// for each key already in the ledger, decay to now then `+15` (cap 100). The caller holds
     /// the writer lock.
     pub(crate) fn promote_locked(&self, lock: &WriterLock, keys: &[String]) -> Result<()> {
