@@ -21,6 +21,8 @@ mod concurrency;
 mod corrupt_state;
 mod engine_core;
 mod example_archive;
+mod fts5_canary;
+mod fts5_parity;
 mod hand_edits;
 mod heavy;
 mod hostile_paths;
