@@ -6,11 +6,8 @@
 //! with a busy timeout, so readers never block on the single writer.
 
 pub mod check;
-pub mod fts5_aux;
-pub mod lens;
 pub mod mirror;
 pub mod pool;
-pub mod segment;
 pub mod stamp;
 pub mod store;
 pub mod sync;
@@ -25,7 +22,7 @@ use r2d2::{ManageConnection, Pool};
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use crate::index::segment::TOKENIZER_VERSION;
+use crate::fts5::segment::TOKENIZER_VERSION;
 use crate::{Error, Result};
 
 mod embedded {
@@ -74,7 +71,7 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     c.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
     #[cfg(all(unix, target_pointer_width = "64"))]
     c.pragma_update(None, "mmap_size", MMAP_BYTES)?;
-    fts5_aux::register(c)?;
+    crate::fts5::aux_fn::register(c)?;
     Ok(())
 }
 
@@ -321,7 +318,7 @@ pub fn open_read_only(root: &Path) -> Result<(DbPool, OpenState, ReadOnlyIndex)>
         if Connection::open_with_flags(&uri, flags).is_ok_and(|c| up_to_date_conn(&c).is_some()) {
             let manager = SqliteConnectionManager::file(&uri).with_flags(flags).with_init(|c| {
                 c.pragma_update(None, "cache_size", -32_000)?;
-                fts5_aux::register(c)
+                crate::fts5::aux_fn::register(c)
             });
             let pool = DbPool::Shared(shared_pool().build(manager).map_err(Error::pool)?);
             return Ok((pool, OpenState::Current, ReadOnlyIndex::InPlace));

@@ -73,8 +73,8 @@ pub struct Store {
     /// back by the throttle left to a later call instead of flushed at drop.
     pub(crate) watching: bool,
     /// Document frequencies of query phrases, kept while the FTS5 index is unchanged
-    /// (`query::bm25`).
-    pub(crate) df_memo: Mutex<crate::query::bm25::DfMemo>,
+    /// (`fts5::bm25`).
+    pub(crate) df_memo: Mutex<crate::fts5::bm25::DfMemo>,
     /// A stat of every cold file started before the index was opened
     /// ([`crate::Memory::open_per_call_scanning`]), taken by the first check that needs one.
     prescan: Mutex<Option<std::thread::JoinHandle<Result<Vec<sync::FileStat>>>>>,

@@ -16,8 +16,8 @@ use sha1::{Digest, Sha1};
 
 use crate::files::entry::{LineKind, parse_line};
 use crate::files::{cold_rel, day_number, day_of_cold_rel};
+use crate::fts5::segment::segment;
 use crate::index::mirror::Known;
-use crate::index::segment::segment;
 use crate::{Error, Result};
 
 /// Bits of an entry id that hold the ordinal inside the day (`id = day << 20 | ordinal`).
@@ -372,7 +372,7 @@ pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
         }
     }
     tx.execute("DELETE FROM entry_rows WHERE id BETWEEN ?1 AND ?2", [lo, hi])?;
-    crate::index::lens::delete_day(tx, day_number(day))?;
+    crate::fts5::lens::delete_day(tx, day_number(day))?;
     Ok(())
 }
 
@@ -478,7 +478,7 @@ pub fn append_indexed(
             record_malformed(tx, &m)?;
         }
     }
-    crate::index::lens::append(tx, day_number(f.day), first_ordinal, &lens)?;
+    crate::fts5::lens::append(tx, day_number(f.day), first_ordinal, &lens)?;
     tx.prepare_cached(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
@@ -545,8 +545,8 @@ pub fn insert_row(
 }
 
 /// Inserts one entry into `entry_rows` and, with its FTS5 columns `fts`, the FTS5 table.
-/// Returns its token count ([`crate::index::lens::tokens_of`]), which the caller stores with
-/// the day's others ([`crate::index::lens::append`]).
+/// Returns its token count ([`crate::fts5::lens::tokens_of`]), which the caller stores with
+/// the day's others ([`crate::fts5::lens::append`]).
 fn insert_entry(
     tx: &Transaction,
     id: i64,
@@ -558,7 +558,7 @@ fn insert_entry(
     insert_row(tx, id, e.ts, &e.tag, &e.content, source.as_deref(), lineno)?;
     let mut ins = tx.prepare_cached("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
     ins.execute(params![id, fts.tag, fts.body])?;
-    Ok(crate::index::lens::tokens_of(&fts.tag, &fts.body))
+    Ok(crate::fts5::lens::tokens_of(&fts.tag, &fts.body))
 }
 
 /// Replaces the index rows of one file with its current content. `bytes` are the file's bytes
@@ -619,7 +619,7 @@ pub fn mirror_file(
     for m in &bad {
         record_malformed(tx, m)?;
     }
-    crate::index::lens::append(tx, day_number(f.day), 0, &lens)?;
+    crate::fts5::lens::append(tx, day_number(f.day), 0, &lens)?;
     tx.execute(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![f.rel, day_s, f.size, f.mtime_ns, f.inode, f.ctime_ns, hash, n as i64],

@@ -1,8 +1,6 @@
 //! The plugin's read-only window tools: `recent`, `by_tag`, `by_date` — indexed range queries
 //! over the entries table (rowid range for dates, the `entries_tag` index for tags).
 
-pub mod bm25;
-pub mod prefix;
 pub mod retrieve;
 pub mod search;
 pub mod stopwords;

@@ -32,8 +32,8 @@ use rusqlite::params;
 use serde::Serialize;
 
 use crate::files::{local_date, local_midnight};
+use crate::fts5::segment::{Piece, Probe, pieces};
 use crate::index::Store;
-use crate::index::segment::{Piece, Probe, pieces};
 use crate::index::store::SyncScope;
 use crate::index::sync::id_range;
 use crate::query::search::{Mode, Query, ScoreParts, round4};

@@ -9,7 +9,7 @@
 //! ```text
 //! candidates = the top K = max(50, 5 × limit) entries by BM25
 //!              (r = -BM25 with FTS5's formula: content weighted 1, tag 2; computed by
-//!              memlayers, equal to FTS5's bm25(), see `query::bm25`)
+//!              memlayers, equal to FTS5's bm25(), see `fts5::bm25`)
 //!              among the matches — or, when more than MAX_SCORED = 500 entries match,
 //!              among the newest 500 matches (bounded work for frequent terms)
 //! text       = (r - r_min) / (r_max - r_min) over the candidates   (min-max normalisation;
@@ -35,9 +35,9 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
+use crate::fts5::bm25;
+use crate::fts5::segment::{Piece, Probe, pieces, term_probes, text_has_probe};
 use crate::index::Store;
-use crate::index::segment::{Piece, Probe, pieces, term_probes, text_has_probe};
-use crate::query::bm25;
 use crate::query::{Item, check_range};
 use crate::{Error, Result};
 
@@ -248,16 +248,16 @@ pub fn candidates(limit: usize) -> usize {
 const ROW_TS_MS: &str = "(((r.id >> 20) - 719163) * 86400000 + r.ts_off)";
 
 /// The SQL of the candidate rows: the matches, newest first, at most [`MAX_SCORED`], each
-/// gathered by `ml_collect` ([`crate::index::fts5_aux`]; the statement returns one row, a 0,
+/// gathered by `ml_collect` ([`crate::fts5::aux_fn`]; the statement returns one row, a 0,
 /// and the counts wait in the thread's buffer): the rowid and each phrase's instances
 /// per column, from the position lists FTS5 decoded to match the row (each row's token count
-/// comes from `entry_lens`, [`crate::index::lens`], read per day). The entries' texts are not
+/// comes from `entry_lens`, [`crate::fts5::lens`], read per day). The entries' texts are not
 /// read here: only the top K by BM25 need theirs ([`ranked`]). The window (if any) is a rowid
 /// constraint inside the FTS5
 /// query (FTS5 walks its doclists in rowid order from the window's end and stops at the cap),
 /// and an exact UTC filter (if any, in ms since 1970, on `entry_rows`' instant) applies before
 /// the cap. No `bm25()`: its IDF counts every match of each phrase in the whole index;
-/// memlayers memoises those counts and scores the rows itself ([`crate::query::bm25`]).
+/// memlayers memoises those counts and scores the rows itself ([`crate::fts5::bm25`]).
 /// Parameters: `?1` MATCH, `?2` the cap, `?3`/`?4` rowid range, `?5`/`?6` the UTC filter's
 /// bounds.
 pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
@@ -278,7 +278,7 @@ pub fn ranked_sql_in(windowed: bool, ts_filter: bool, ascending: bool) -> String
     format!(
         "SELECT count(*) FROM (SELECT {}(entries_fts) AS x FROM entries_fts f{join} \
          WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid {order} LIMIT ?2) WHERE x = 0",
-        crate::index::fts5_aux::COLLECT_FN
+        crate::fts5::aux_fn::COLLECT_FN
     )
 }
 
@@ -318,7 +318,7 @@ fn opt_text<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<&
 }
 
 /// Most entries of a window read and matched in Rust instead of through FTS5, for a query
-/// with a prefix probe the index cannot expand into a few terms ([`crate::query::prefix`];
+/// with a prefix probe the index cannot expand into a few terms ([`crate::fts5::prefix`];
 /// `今` is `"今"*`, which FTS5 answers by merging the doclists of every token starting with
 /// 今 over the whole index before the window applies, ~10 ms at 1M entries).
 /// Reading one entry row and counting its characters ([`bm25::Counter`]) costs well under a
@@ -478,7 +478,7 @@ fn text<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'a str> {
 }
 
 /// Runs a ranked search: the candidate rows (newest matches first, at most [`MAX_SCORED`])
-/// scored with BM25 ([`crate::query::bm25`]), the top K = [`candidates`] of them read whole
+/// scored with BM25 ([`crate::fts5::bm25`]), the top K = [`candidates`] of them read whole
 /// and scored with the one documented score (module docs), top `limit`.
 pub fn ranked(
     c: &Connection,
@@ -701,12 +701,12 @@ fn candidates_by(
     // ones up to the highest it names (unused ones in between are NULL).
     let all: [&dyn rusqlite::ToSql; 6] = [&fts, &cap, &lo, &hi, &a, &b];
     let n = st.parameter_count();
-    crate::index::fts5_aux::clear_collected();
+    crate::fts5::aux_fn::clear_collected();
     // The function returns 1 for every match, so the outer `x = 0` passes none: one step,
     // no aggregate step per match; the counts are in this thread's buffer.
     let none: i64 = st.query_row(&all[..n], |r| r.get(0))?;
     let misfit = |what: String| {
-        let why = format!("{}: {what} do not fit {fts:?}", crate::index::fts5_aux::COLLECT_FN);
+        let why = format!("{}: {what} do not fit {fts:?}", crate::fts5::aux_fn::COLLECT_FN);
         Error::from(rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH),
             Some(why),
@@ -715,12 +715,12 @@ fn candidates_by(
     if none != 0 {
         return Err(misfit(format!("{none} rows without counts")));
     }
-    crate::index::fts5_aux::collected(|words| {
-        let rows = crate::index::fts5_aux::rows(words, phrase_of.len())
+    crate::fts5::aux_fn::collected(|words| {
+        let rows = crate::fts5::aux_fn::rows(words, phrase_of.len())
             .ok_or_else(|| misfit(format!("{} words", words.len())))?;
         let mut out = Vec::with_capacity(MAX_SCORED.min(words.len()));
         let mut f = vec![0.0; phrases];
-        let mut lens = crate::index::lens::DayLens::default();
+        let mut lens = crate::fts5::lens::DayLens::default();
         for (id, counts) in rows {
             bm25::fold_counts(counts, phrase_of, &mut f).ok_or_else(|| misfit(format!("the counts of entry {id}")))?;
             let len = match lens.get(c, id)? {
@@ -734,7 +734,7 @@ fn candidates_by(
 }
 
 /// The token count of entry `id` counted from its text (tag and content, as FTS5 stores them),
-/// for an entry whose count `entry_lens` does not hold ([`crate::index::lens::at`]); 0 when
+/// for an entry whose count `entry_lens` does not hold ([`crate::fts5::lens::at`]); 0 when
 /// the row is gone.
 fn tokens_in_text(c: &Connection, id: i64) -> Result<usize> {
     let row: Option<(String, String)> = c
@@ -742,8 +742,8 @@ fn tokens_in_text(c: &Connection, id: i64) -> Result<usize> {
         .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     Ok(row.map_or(0, |(tag, content)| {
-        let seg = crate::index::segment::segment;
-        crate::index::lens::tokens_of(&seg(&tag), &seg(&content))
+        let seg = crate::fts5::segment::segment;
+        crate::fts5::lens::tokens_of(&seg(&tag), &seg(&content))
     }))
 }
 
@@ -937,7 +937,7 @@ impl Store {
         // nine of them per windowed query. The same snapshot for all of them, too.
         let read = rusqlite::Transaction::new_unchecked(&c, rusqlite::TransactionBehavior::Deferred)?;
         // Prefix probes as the OR of their terms where the index can list them
-        // (`query::prefix`); `short` when some prefix probe is left as a prefix.
+        // (`fts5::prefix`); `short` when some prefix probe is left as a prefix.
         let bm25::Expanded { fts, left: short, single, phrase_of } =
             self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).expanded_fts(&c, q)?;
         let ts_ms = match &ts {

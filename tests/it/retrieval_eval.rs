@@ -85,7 +85,7 @@ fn an_index_of_the_old_tokenizer_is_rebuilt_with_stems() {
         .unwrap()
         .query_row("SELECT value FROM meta WHERE key = 'tokenizer_version'", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(v, memlayers::index::segment::TOKENIZER_VERSION.to_string());
+    assert_eq!(v, memlayers::fts5::segment::TOKENIZER_VERSION.to_string());
     // "meet" only exists as the stem of "meeting": found, so the index was rebuilt.
     assert_eq!(recall_contents(&m, "meets", None), ["Weekly meeting moved"]);
 }

@@ -1,7 +1,7 @@
 //! `ml_collect(entries_fts)`: an FTS5 auxiliary function that gathers, for each row FTS5
 //! matches, the instance count of every phrase of the query in each column: with the row's
-//! token count (`entry_lens`, [`crate::index::lens`]) the inputs of BM25 that vary by row
-//! (`query::bm25`), read from the position lists FTS5 already decoded to match the row.
+//! token count (`entry_lens`, [`crate::fts5::lens`]) the inputs of BM25 that vary by row
+//! (`fts5::bm25`), read from the position lists FTS5 already decoded to match the row.
 //!
 //! Why: a windowed query ranks every match in its window by BM25. Reading each
 //! candidate's text from `entry_rows` and counting its tokens again in Rust cost ~12 000
@@ -23,9 +23,9 @@
 //! Layout, in native-endian `u32` words, one row after another: the row's id (an `i64`, two
 //! words), then `[body₀, tag₀, body₁, tag₁, …]`: for each phrase of the FTS5 expression, in its
 //! order, the instances in the body (column 0) and in the tag (column 1) ([`rows`] splits it,
-//! `query::bm25::fold_counts` reads the counts). The row's token count is not in it:
+//! `fts5::bm25::fold_counts` reads the counts). The row's token count is not in it:
 //! FTS5 keeps no docsize table here (`columnsize = 0`, migration V11), so `xColumnSize` would
-//! tokenize nothing; memlayers keeps the counts per day ([`crate::index::lens`]). FTS5's API:
+//! tokenize nothing; memlayers keeps the counts per day ([`crate::fts5::lens`]). FTS5's API:
 //! <https://sqlite.org/fts5.html#custom_auxiliary_functions> (`xPhraseCount`, `xPhraseFirst`,
 //! `xPhraseNext`); registered through the `fts5_api`
 //! pointer that `SELECT fts5(?1)` hands out (<https://sqlite.org/fts5.html#extending_fts5>).
@@ -52,7 +52,7 @@ pub const COLUMNS: usize = 2;
 const ROWID_WORDS: usize = 2;
 
 /// The rows of a [`collected`] buffer `words` gathered for an FTS5 expression of `phrases`
-/// phrases, as (entry id, counts), the counts being what `query::bm25::fold_counts` reads;
+/// phrases, as (entry id, counts), the counts being what `fts5::bm25::fold_counts` reads;
 /// `None` when the words are not whole rows of that width.
 pub fn rows(words: &[u32], phrases: usize) -> Option<impl Iterator<Item = (i64, &[u32])>> {
     let width = ROWID_WORDS + COLUMNS * phrases;

@@ -15,12 +15,12 @@
 //!   structure record, id 10, which FTS5 rewrites on every change to the index): a long-lived
 //!   handle counts a frequent word once, not on every query;
 //! * each candidate's term frequencies and token count: for candidates found through FTS5,
-//!   from FTS5 itself (`ml_collect`, [`crate::index::fts5_aux`]: the instances in the position
+//!   from FTS5 itself (`ml_collect`, [`crate::fts5::aux_fn`]: the instances in the position
 //!   lists it decoded to match the row, folded by [`fold_counts`], and the row's token count
-//!   from `entry_lens`, [`crate::index::lens`]), so no entry's text is read to score it; for candidates found
+//!   from `entry_lens`, [`crate::fts5::lens`]), so no entry's text is read to score it; for candidates found
 //!   by reading a window's rows (the scans of `query::search`), from their tag and content,
 //!   counted ([`Counter`]) by the rules of the segmenter the index was built with
-//!   (`index::segment`): FTS5's `unicode61` tokenizer reads the segmented text back token for
+//!   (`fts5::segment`): FTS5's `unicode61` tokenizer reads the segmented text back token for
 //!   token, so the counts are the ones FTS5 stores. Reading each candidate's text and counting
 //!   it cost ~12 000 instructions a candidate, FTS5's counts about a third of that.
 //!
@@ -41,7 +41,7 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::Result;
-use crate::index::segment::{is_cjk, segment, stem};
+use crate::fts5::segment::{is_cjk, segment, stem};
 use crate::query::search::Query;
 
 /// BM25 term-frequency saturation `k1` (FTS5's constant).
@@ -115,7 +115,7 @@ impl Totals {
 }
 
 /// Reads an SQLite/FTS5 varint (big-endian groups of 7 bits, a 9th byte of 8 bits) at `at`;
-/// returns the value and the bytes read, or `None` past the end. Also [`crate::query::prefix`]'s
+/// returns the value and the bytes read, or `None` past the end. Also [`crate::fts5::prefix`]'s
 /// reader of FTS5's segment pages.
 pub(crate) fn varint(b: &[u8], at: usize) -> Option<(u64, usize)> {
     let mut v: u64 = 0;
@@ -300,12 +300,12 @@ impl DfMemo {
     }
 
     /// `q`'s FTS5 expression ([`Query::fts`]) with each prefix probe written as the OR of
-    /// the index's terms that start with it ([`crate::query::prefix::expand`], when at most
-    /// [`crate::query::prefix::MAX_TERMS`]; listings memoised as [`DfMemo::df`]), which
+    /// the index's terms that start with it ([`crate::fts5::prefix::expand`], when at most
+    /// [`crate::fts5::prefix::MAX_TERMS`]; listings memoised as [`DfMemo::df`]), which
     /// matches the same rows. A prefix no term starts with stays as it is (it matches nothing
     /// and costs nothing). Errors: SQLite errors.
     pub fn expanded_fts(&mut self, c: &Connection, q: &Query) -> Result<Expanded> {
-        use crate::query::prefix::{MAX_LISTED, MAX_TERMS, expand};
+        use crate::fts5::prefix::{MAX_LISTED, MAX_TERMS, expand};
         self.refresh(c)?;
         let mut left = false;
         for p in q.probes.iter().flatten().filter(|p| p.prefix) {
@@ -314,7 +314,7 @@ impl DfMemo {
             }
             left |= self.expansions[&p.token].as_ref().is_none_or(|t| t.len() > MAX_TERMS);
         }
-        let listed = |p: &crate::index::segment::Probe| match self.expansions.get(&p.token) {
+        let listed = |p: &crate::fts5::segment::Probe| match self.expansions.get(&p.token) {
             Some(Some(terms)) if p.prefix && !terms.is_empty() && terms.len() <= MAX_TERMS => Some(terms),
             _ => None,
         };
@@ -367,18 +367,18 @@ impl DfMemo {
 /// A query's FTS5 expression with its prefix probes expanded ([`DfMemo::expanded_fts`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expanded {
-    /// The expression: prefix probes of at most [`crate::query::prefix::MAX_TERMS`] terms
+    /// The expression: prefix probes of at most [`crate::fts5::prefix::MAX_TERMS`] terms
     /// written as the OR of their terms, others as they are.
     pub fts: String,
     /// True when some prefix probe is left as a prefix (more terms, or an index whose
     /// b-tree could not be read).
     pub left: bool,
     /// For a query of one prefix probe (no stem) left as a prefix: its terms, when listed
-    /// (at most [`crate::query::prefix::MAX_LISTED`]).
+    /// (at most [`crate::fts5::prefix::MAX_LISTED`]).
     pub single: Option<Vec<String>>,
     /// For each FTS5 phrase of `fts`, in the order FTS5 numbers them (left to right), the
     /// index of its phrase in [`phrases`]: an expanded prefix probe is one phrase there and one
-    /// per term here. Folds `index::fts5_aux` counts into BM25's ([`fold_counts`]).
+    /// per term here. Folds `fts5::aux_fn` counts into BM25's ([`fold_counts`]).
     pub phrase_of: Vec<usize>,
 }
 
@@ -429,7 +429,7 @@ pub fn tokens(tag: &str, content: &str) -> Tokens {
 /// stem's) in either column; `And` needs every term, `Or`/`Any` one.
 pub fn matches(q: &Query, toks: &Tokens) -> bool {
     let all = || toks.all();
-    let term = |ps: &Vec<crate::index::segment::Probe>| {
+    let term = |ps: &Vec<crate::fts5::segment::Probe>| {
         ps.iter().all(|p| {
             let own = Phrase { token: p.token.clone(), prefix: p.prefix };
             all().any(|t| own.matches(t) || p.alt.as_deref() == Some(t))
@@ -482,7 +482,7 @@ pub struct Prefilter {
 impl Prefilter {
     /// The pre-filter of `q` ([`may_match`]).
     pub fn new(q: &Query) -> Prefilter {
-        let need = |p: &crate::index::segment::Probe| match p.token.chars().next() {
+        let need = |p: &crate::fts5::segment::Probe| match p.token.chars().next() {
             Some(c) if is_cjk(c) => {
                 let mut buf = [0u8; 4];
                 Need::Cjk(Box::new(memchr::memmem::Finder::new(c.encode_utf8(&mut buf).as_bytes()).into_owned()))
@@ -533,7 +533,7 @@ pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &Tokens) 
     let mut n = 0usize;
     for (col, w) in WEIGHTS.iter().enumerate() {
         for t in toks.column(col) {
-            n += crate::index::segment::word_tokens(t);
+            n += crate::fts5::segment::word_tokens(t);
             for (i, p) in phrases.iter().enumerate() {
                 if p.matches(t) {
                     freq[i] += w;
@@ -544,13 +544,13 @@ pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &Tokens) 
     score_counts(&freq, n, idf, avgdl)
 }
 
-/// Folds one row's [`crate::index::fts5_aux`] counts (the words past its id) into BM25's
+/// Folds one row's [`crate::fts5::aux_fn`] counts (the words past its id) into BM25's
 /// per-phrase frequencies `f` (one slot per phrase of [`phrases`], zeroed here): each FTS5
 /// phrase's body instances count 1.0 and its tag instances 2.0 ([`WEIGHTS`]), added to the
 /// phrase `phrase_of` maps it to ([`Expanded::phrase_of`]). `None` when the counts are not two
 /// words for each of `phrase_of.len()` phrases.
 pub fn fold_counts(counts: &[u32], phrase_of: &[usize], f: &mut [f64]) -> Option<()> {
-    use crate::index::fts5_aux::COLUMNS;
+    use crate::fts5::aux_fn::COLUMNS;
     if counts.len() != COLUMNS * phrase_of.len() {
         return None;
     }
@@ -614,7 +614,7 @@ thread_local! {
     static STEMS: std::cell::RefCell<HashMap<Box<str>, Option<Box<str>>>> = Default::default();
 }
 
-/// Calls `f` with [`stem`](crate::index::segment::stem)`(word)`, memoised per thread (the
+/// Calls `f` with [`stem`](crate::fts5::segment::stem)`(word)`, memoised per thread (the
 /// Snowball stemmer allocates and walks its suffix tables on every call; an entry's words
 /// repeat across entries).
 fn with_stem<R>(word: &str, f: impl FnOnce(Option<&str>) -> R) -> R {
@@ -654,7 +654,7 @@ fn surely_punctuation(c: char) -> bool {
 }
 
 /// Counts, in an entry's raw tag and content, the instances of a query's phrases and the
-/// entry's tokens, without segmenting it: the rules of `index::segment` applied on the fly
+/// entry's tokens, without segmenting it: the rules of `fts5::segment` applied on the fly
 /// (NFC; a CJK run of n characters is n tokens, its overlapping bigrams and its last
 /// character; a word is its lowercase form plus its English stem when that differs), so the
 /// counts are the ones [`tokens`] gives (the tests compare them on crafted and random text,
@@ -844,7 +844,7 @@ fn end_word(shapes: &[Shape], f: &mut [f64], word: &mut String, w: f64) -> usize
         }
         // FTS5's count of the word (more than one when it holds combining marks), plus its
         // stem (ASCII letters only: one token).
-        crate::index::segment::word_tokens(word) + usize::from(st.is_some())
+        crate::fts5::segment::word_tokens(word) + usize::from(st.is_some())
     });
     word.clear();
     n
@@ -1004,7 +1004,7 @@ mod tests {
                 }
             }
         }
-        (f, toks.all().map(crate::index::segment::word_tokens).sum())
+        (f, toks.all().map(crate::fts5::segment::word_tokens).sum())
     }
 
     /// Text drawn from pieces where the counter could part from the segmenter: repeated

@@ -9,9 +9,9 @@
 //! docsize table is gone (`columnsize=0`), 14.1 MB at 1M entries against ~2 MB here.
 //!
 //! The count is the number of tokens FTS5 stores for the entry, tag and content together: the
-//! space-separated tokens of [`segment`](crate::index::segment::segment) of each, as the
-//! `unicode61` tokenizer reads them ([`crate::index::segment::word_tokens`]: a word with
-//! combining marks is several), which `query::bm25::Counter` counts the same way when it scans
+//! space-separated tokens of [`segment`](crate::fts5::segment::segment) of each, as the
+//! `unicode61` tokenizer reads them ([`crate::fts5::segment::word_tokens`]: a word with
+//! combining marks is several), which `fts5::bm25::Counter` counts the same way when it scans
 //! a window's rows; the test `own_bm25_equals_fts5_bm25` checks both against FTS5's `bm25()`. A count of [`SATURATED`] or more is stored as [`SATURATED`], and a reader
 //! counts that entry's tokens from its text ([`DayLens::get`] returns `None`).
 //!
@@ -30,9 +30,9 @@ pub const SATURATED: u16 = u16::MAX;
 
 /// The token count of an entry whose FTS5 columns are `tag` and `body` (the segmented text,
 /// [`crate::index::sync::FtsText`]): what FTS5's `unicode61` reads in their space-separated
-/// tokens ([`crate::index::segment::word_tokens`]).
+/// tokens ([`crate::fts5::segment::word_tokens`]).
 pub fn tokens_of(tag: &str, body: &str) -> usize {
-    let count = |s: &str| s.split(' ').map(crate::index::segment::word_tokens).sum::<usize>();
+    let count = |s: &str| s.split(' ').map(crate::fts5::segment::word_tokens).sum::<usize>();
     count(tag) + count(body)
 }
 
