@@ -1020,8 +1020,19 @@ pub fn serve(cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
     }
     let mem = super::open(cli)?;
     let zone_record = std::fs::read(root.join(crate::files::zone::ZONE_FILE)).ok();
-    // Bound inside a 0700 folder of this user's: private from its creation.
-    let listener = std::os::unix::net::UnixListener::bind(&socket).map_err(|e| Error::io(&socket, e))?;
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("<tokio runtime>", e))?;
+    // Bound inside a 0700 folder of this user's: private from its creation. The listen queue
+    // holds twice the connections served at once; a client finding it full runs in-process.
+    let listener = {
+        let _in_runtime = rt.enter();
+        let s = tokio::net::UnixSocket::new_stream().map_err(|e| Error::io(&socket, e))?;
+        s.bind(&socket).map_err(|e| Error::io(&socket, e))?;
+        s.listen(2 * MAX_CONNECTIONS as u32).map_err(|e| Error::io(&socket, e))?
+    };
+    let bound = socket_inode(&socket);
     let served = Served {
         root: root.clone(),
         config: match &cli.config {
@@ -1043,12 +1054,8 @@ pub fn serve(cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
     let exe = std::env::current_exe().unwrap_or_default();
     #[allow(clippy::disallowed_methods)] // the CLI edge: when this server started
     let started = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    // After the bind: a caller that reads this line can connect.
     eprintln!("memlayers: serving {} on {} (pid {})", root.display(), socket.display(), std::process::id());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Error::io("<tokio runtime>", e))?;
-    listener.set_nonblocking(true).map_err(|e| Error::io(&socket, e))?;
     let st = Rc::new(State {
         served: RefCell::new(served),
         mem: RefCell::new(Some(mem)),
@@ -1057,7 +1064,7 @@ pub fn serve(cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
         exe,
         started,
         idle_exit,
-        bound: socket_inode(&socket),
+        bound,
         socket: socket.clone(),
         last_call: Cell::new(tokio::time::Instant::now()),
         calls: Cell::new(0),
@@ -1069,8 +1076,6 @@ pub fn serve(cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
     let identity = dir_identity(&root);
     let local = tokio::task::LocalSet::new();
     let ended = local.block_on(&rt, async {
-        let _guard = rt.enter();
-        let listener = tokio::net::UnixListener::from_std(listener).map_err(|e| Error::io(&socket, e))?;
         let idle = idle_exit.map(Duration::from_secs);
         let mut check = tokio::time::interval(LOST_CHECK);
         check.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
