@@ -44,6 +44,7 @@ use crate::files::entry::{Entry, format_line, format_ts};
 use crate::files::lock::WriterLock;
 use crate::files::{cold_rel, local_date};
 use crate::index::Store;
+use crate::index::sync::{MAX_ENTRIES_PER_DAY, room_in_day};
 use crate::{Error, Result};
 
 impl Store {
@@ -71,6 +72,7 @@ impl Store {
         for _ in 0..cas::MAX_REDO {
             if let Some(mut result) = self.write_once(&lock, args, &path, day, now, &tag, &text)? {
                 result.warnings.splice(0..0, repaired);
+                result.zone_recorded = self.take_zone_recorded().map(|z| z.name().to_string());
                 return Ok(result);
             }
         }
@@ -160,6 +162,11 @@ impl Store {
     ) -> Result<Option<WriteResult>> {
         let snap = cas::read(path)?;
         let (count, dup) = find_duplicate(&snap.bytes, tag, text);
+        // A new line past the day's limit could not be found by any query: refused before the
+        // file is touched.
+        if dup.is_none() && room_in_day(count) == 0 {
+            return Err(day_full(day, count));
+        }
         let mut result = WriteResult {
             added: false,
             date: day.format("%Y-%m-%d").to_string(),
@@ -173,6 +180,7 @@ impl Store {
             over_limit: None,
             hint: None,
             warnings: Vec::new(),
+            zone_recorded: None,
         };
         if let Some((idx, existing)) = dup {
             // The line as stored: its tag may differ in case from the one asked for.
@@ -284,8 +292,7 @@ impl Store {
         let repaired = self.repair_torn_append(lock);
         for _ in 0..cas::MAX_REDO {
             let snap = cas::read(&path)?;
-            let existing = entries_in(&snap.bytes);
-            let count = existing.len();
+            let (existing, count) = entries_in(&snap.bytes);
             let mut bytes = snap.bytes.clone();
             let mut added = Vec::new();
             let mut lines = count_lines(&bytes);
@@ -293,6 +300,11 @@ impl Store {
                 if k {
                     added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
                 }
+            }
+            // Refused whole, before the file is touched: the caller (an evicted hot block, an
+            // expired candidate) keeps what it would have moved here.
+            if added.len() > room_in_day(count) {
+                return Err(day_full(day, count));
             }
             let mut warnings = repaired.clone();
             if !added.is_empty() {
@@ -331,16 +343,21 @@ impl Store {
         }
         let snap = cas::read(&path)?;
         let mut bytes = snap.bytes.clone();
-        let existing = entries_in(&bytes);
-        let count = existing.len();
+        let (existing, count) = entries_in(&bytes);
         let mut added = Vec::new();
+        let mut over = 0;
         let mut lines = count_lines(&bytes);
         for e in entries {
             if keep(&existing, e) {
+                // Past the day's limit no query could find it: not written, counted in `over`.
+                if added.len() >= room_in_day(count) {
+                    over += 1;
+                    continue;
+                }
                 added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
             }
         }
-        Ok(PreparedDay { path, snap, count, bytes, added })
+        Ok(PreparedDay { path, snap, count, bytes, added, over })
     }
 }
 
@@ -352,6 +369,20 @@ pub const META_APPEND: &str = "append_in_flight";
 /// full disk, a locked or damaged index): the next sync catches up from the file.
 fn index_lags(e: &Error) -> String {
     format!("stored in the file, but the index could not be updated ({e}); it catches up at the next sync")
+}
+
+/// The error of a write refused because the day file of `day` already holds `count` indexable
+/// lines, the most one day can index ([`MAX_ENTRIES_PER_DAY`]): field `date`, so the CLI exits
+/// 2. Nothing was written.
+pub(crate) fn day_full(day: NaiveDate, count: usize) -> Error {
+    Error::bad(
+        "date",
+        format!(
+            "{} already holds {count} entries, the most one day can index ({MAX_ENTRIES_PER_DAY}: the 20 ordinal \
+             bits of an entry id); nothing was written",
+            cold_rel(day)
+        ),
+    )
 }
 
 /// The error of a write whose file changed under it [`cas::MAX_REDO`] times in a row.

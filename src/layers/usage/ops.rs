@@ -437,6 +437,23 @@ pub fn file_bytes(c: &Connection) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Undoes, on the system clock's `now`, what a far-future clock left in the ledger: every
+/// instant more than [`LEDGER_CLOCK_LEAD`](crate::index::store::LEDGER_CLOCK_LEAD) after `now`
+/// (ledgers written before [`Store::ledger_now`] existed, or by another program) is set to
+/// `now`, so decay runs again from today ([`Record::unfreeze`] for one record). The weight is
+/// kept. Returns the records changed. One scan of the ledger, run before usage.json is written
+/// (which reads every record anyway).
+pub fn unfreeze_all(c: &Connection, now: DateTime<Utc>) -> Result<usize> {
+    let limit = format_ts(now + crate::index::store::LEDGER_CLOCK_LEAD);
+    let now = format_ts(now);
+    let mut n = 0;
+    for col in ["first_hit_at", "last_hit_at", "last_decay_at"] {
+        let sql = format!("UPDATE usage SET {col} = ?1 WHERE {col} > ?2");
+        n += c.prepare_cached(&sql)?.execute([&now, &limit])?;
+    }
+    Ok(n)
+}
+
 /// Records decayed per statement batch in [`decay_due`].
 const DECAY_BATCH: usize = 4096;
 
@@ -492,7 +509,7 @@ impl Store {
         if items.is_empty() || self.read_only.is_some() {
             return;
         }
-        let now = self.now();
+        let now = self.ledger_now();
         if self.defer_hits.load(Ordering::Relaxed) {
             let contents = items.iter().map(|i| i.content().to_string()).collect();
             self.deferred_hits.lock().unwrap_or_else(|e| e.into_inner()).push((now, contents));
@@ -565,6 +582,7 @@ impl Store {
         }
         drop(index);
         let hl = self.config().half_life_days;
+        let real_clock = !self.clock_pinned();
         let mut c = self.conn()?;
         let tx = c.transaction()?;
         {
@@ -590,6 +608,9 @@ impl Store {
                 let (row, mut rec) = match found {
                     // Decayed to now before the hit (the plugin decays on every read).
                     Some((rowid, mut rec, no_text)) => {
+                        if real_clock {
+                            rec.unfreeze(now);
+                        }
                         rec.decay(now, hl);
                         (Some((rowid, no_text)), rec)
                     }
@@ -674,9 +695,12 @@ impl Store {
     /// file's; never creates a file for an empty ledger. Records the write instant. Returns
     /// true when the file was written.
     pub(crate) fn write_usage_file(&self, lock: &WriterLock) -> Result<bool> {
-        let now = self.now();
+        let now = self.ledger_now();
         let mut c = self.conn()?;
         let tx = c.transaction()?;
+        if !self.clock_pinned() {
+            unfreeze_all(&tx, now)?;
+        }
         decay_due(&tx, now, self.config().half_life_days)?;
         let bytes = file_bytes(&tx)?;
         let empty: bool = tx.query_row("SELECT NOT EXISTS (SELECT 1 FROM usage)", [], |r| r.get(0))?;
