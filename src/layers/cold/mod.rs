@@ -285,9 +285,11 @@ mod tests {
 
     #[test]
     fn entries_in_skips_non_entry_lines() {
-        let day = "# 2026-10-21\nnote\n- [2026-10-21T01:00:00.000Z] [a] one\n\n- [2026-10-21T02:00:00.000Z] [-] two";
-        let es = entries_in(day.as_bytes());
-        assert_eq!(es.len(), 2);
+        let day =
+            "# 2026-10-21\nnote\n- [2026-10-21T01:00:00.000Z] [a] one\n- 手写\n\n- [2026-10-21T02:00:00.000Z] [-] two";
+        let (es, indexed) = entries_in(day.as_bytes());
+        // Two entry lines, and the bullet without a timestamp the index reads as a third.
+        assert_eq!((es.len(), indexed), (2, 3));
         assert_eq!((es[0].tag.as_str(), es[0].content.as_str()), ("a", "one"));
         assert_eq!((es[1].tag.as_str(), es[1].content.as_str()), ("-", "two"));
     }

@@ -395,3 +395,47 @@ pub(crate) fn kept_changing(path: &Path) -> Error {
         )),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A day file holding 2^20 − 2 entries has room for exactly one more (the 20 ordinal bits of
+    /// an entry id give 2^20 − 1 per day): an import's plan of three new entries writes one and
+    /// counts two as over the limit; appending to a full day (evicted hot blocks, expired
+    /// candidates) is refused before the file is touched; undated bullets count too.
+    #[test]
+    fn a_day_takes_entries_up_to_its_limit_and_refuses_the_rest() {
+        assert_eq!(MAX_ENTRIES_PER_DAY, 1_048_575);
+        assert_eq!((room_in_day(0), room_in_day(1_048_574), room_in_day(2_000_000)), (1_048_575, 1, 0));
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::Config { timezone: chrono_tz::UTC, ..crate::Config::default() };
+        let (store, _, _) = Store::open(dir.path(), config, true).unwrap();
+        let day = NaiveDate::from_ymd_opt(2026, 10, 21).unwrap();
+        let path = dir.path().join(cold_rel(day));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        // One bullet without a timestamp and 2^20 − 3 entries: 2^20 − 2 indexable lines.
+        let mut text = String::from("- 手写的一条\n");
+        for i in 0..MAX_ENTRIES_PER_DAY - 2 {
+            text.push_str(&format!("- [2026-10-21T02:00:00.000Z] [-] e{i}\n"));
+        }
+        std::fs::write(&path, &text).unwrap();
+        let new: Vec<Entry> = (0..3)
+            .map(|i| Entry {
+                ts: "2026-10-21T03:00:00Z".parse().unwrap(),
+                tag: "-".into(),
+                content: format!("new{i}"),
+                source: None,
+            })
+            .collect();
+        let p = store.prepare_append(day, &new, &mut |_, _| true).unwrap();
+        assert_eq!((p.count, p.added.len(), p.over), (MAX_ENTRIES_PER_DAY - 1, 1, 2));
+        // Filled up to the limit by hand (the refusal of `write` is tested through the CLI in
+        // the heavy suite, `heavy::day_limit`).
+        text.push_str("- [2026-10-21T02:00:00.000Z] [-] last\n");
+        std::fs::write(&path, &text).unwrap();
+        // append_entries (evicted hot blocks, expired candidates) is refused whole.
+        assert!(matches!(store.append_entries(day, &new[..1], None), Err(Error::BadInput { .. })));
+        assert!(std::fs::read(&path).unwrap() == text.as_bytes());
+    }
+}
