@@ -259,8 +259,8 @@ pub fn undated_bullet(line: &str) -> Option<&str> {
 /// True for text a day file holds that is neither a list item nor markup a note keeps around
 /// entries: not blank, not a heading (`#`), not a thematic break or front-matter fence
 /// (`---`), not a list item of any bullet or indentation (`-`, `*`, `+`, `1.`), not a quote
-/// (`>`). `check` reports such lines (kept as they are, not indexed), so prose typed into a day
-/// file is not silently unsearchable.
+/// (`>`). `check` reports such lines (kept as they are, not indexed: `CheckReport::prose`), so
+/// prose typed into a day file is not silently unsearchable.
 pub fn is_prose(line: &str) -> bool {
     let line = line.strip_prefix('\u{feff}').unwrap_or(line);
     let t = line.trim();

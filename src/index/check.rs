@@ -39,6 +39,12 @@ pub struct CheckReport {
     pub integrity: String,
     /// Entry-looking lines that could not be read.
     pub malformed: Vec<Malformed>,
+    /// Text in day files that is not a list item (prose typed between entries,
+    /// [`crate::files::entry::is_prose`]): kept as it is and not indexed, so no query finds it;
+    /// one report per file. Headings, blank lines and list items are not counted. Does not
+    /// make `allRead` false: a day file may hold notes. Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prose: Vec<Prose>,
     /// Day files that cannot be read (permissions, I/O errors), as `path: reason`: not in the
     /// index, which answers from the other files. Omitted when empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -49,6 +55,26 @@ pub struct CheckReport {
     /// layout `cold/YYYY-MM/YYYY-MM-DD.md` (a day file in another month's folder, an
     /// impossible date, notes, symlinks): reported so a misplaced file is not silently lost.
     pub ignored: Vec<String>,
+}
+
+/// Text of one day file that is not a list item ([`CheckReport::prose`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Prose {
+    /// The day file, relative to the data root.
+    pub file: String,
+    /// 1-based number of its first such line.
+    pub first_line: usize,
+    /// How many such lines it holds.
+    pub lines: usize,
+}
+
+/// The [`Prose`] report of a day file's bytes, `None` when it holds no such text.
+fn prose_in(file: &str, bytes: &[u8]) -> Option<Prose> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut lines = text.split('\n').enumerate().filter(|(_, l)| crate::files::entry::is_prose(l));
+    let (first, _) = lines.next()?;
+    Some(Prose { file: file.to_string(), first_line: first + 1, lines: 1 + lines.count() })
 }
 
 impl Store {
@@ -70,10 +96,10 @@ impl Store {
         let known = crate::index::mirror::known(&c, crate::index::mirror::Table::Files)?;
         for f in &disk {
             let path = self.root().join(&f.rel);
-            let read = match known.get(&f.rel) {
-                None => std::fs::File::open(&path).map(|_| None),
-                Some(k) => std::fs::read(&path).map(|b| Some(sha1_hex(&b) != k.hash)),
-            };
+            let read = std::fs::read(&path).map(|b| {
+                rep.prose.extend(prose_in(&f.rel, &b));
+                known.get(&f.rel).map(|k| sha1_hex(&b) != k.hash)
+            });
             match read {
                 Ok(None) => rep.not_indexed.push(f.rel.clone()),
                 Ok(Some(true)) => rep.stale.push(f.rel.clone()),

@@ -627,9 +627,7 @@ fn insert_entry(
 /// the file's local day in `tz` (UTC midnight without one), marked time-unknown
 /// ([`UNDATED_SOURCE`]); the file is not rewritten to add a timestamp. Returns entries indexed
 /// and the malformed lines: entry-looking lines that could not be read, near misses of the
-/// entry format ([`near_miss`](crate::files::entry::near_miss)), text that is not a list item
-/// ([`is_prose`](crate::files::entry::is_prose): kept, not indexed), lines past the day's limit,
-/// and — when `tz` is given — entries whose timestamp falls on another local date than the
+/// entry format ([`near_miss`](crate::files::entry::near_miss)), lines past the day's limit, and — when `tz` is given — entries whose timestamp falls on another local date than the
 /// file's (indexed all the same, under the file's date).
 pub fn mirror_file(
     tx: &Transaction,
@@ -671,11 +669,7 @@ pub fn mirror_file(
                     n += 1;
                 }
                 None => {
-                    let reason = crate::files::entry::near_miss(line).or_else(|| {
-                        crate::files::entry::is_prose(line)
-                            .then(|| "text that is not a list item: kept as it is, not indexed".to_string())
-                    });
-                    if let Some(reason) = reason {
+                    if let Some(reason) = crate::files::entry::near_miss(line) {
                         bad.push(Malformed { file: f.rel.clone(), line: lineno, reason });
                     }
                 }
