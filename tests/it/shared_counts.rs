@@ -1,6 +1,6 @@
 //! What a query pays for beyond its own work, kept small: the counts a query needs for BM25
 //! (document frequencies, match counts) are shared between
-//! processes through the index's `fts_counts` table (src/query/bm25.rs `DfMemo`), valid only
+//! processes through the index's `fts_counts` table (src/fts5/bm25.rs `DfMemo`), valid only
 //! for the FTS5 state they were counted in; a statement is compiled once. Real CLI processes
 //! on a real data root.
 
