@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use chrono_tz::Tz;
+use sha1::{Digest, Sha1};
 
 use crate::{Error, Result};
 
@@ -123,6 +124,30 @@ pub fn iso_week_label(day: NaiveDate) -> String {
 }
 
 pub use memlayers_temporal::days::monday_of;
+
+/// Parses an RFC 3339 instant (the `--now` option of the CLI, MCP and serve) into a UTC instant.
+/// Errors: `BadInput` naming the field `now`.
+pub fn parse_now(s: &str) -> Result<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| Error::bad("now", format!("{s:?} is not an RFC 3339 instant such as 2026-11-29T12:00:00+08:00")))
+}
+
+/// Bits of an entry id that hold the ordinal inside the day (`id = day << 20 | ordinal`).
+pub const ORDINAL_BITS: u32 = 20;
+/// Most entries one day file can hold in the index; further lines are reported as malformed.
+pub const MAX_ENTRIES_PER_DAY: usize = (1 << ORDINAL_BITS) - 1;
+
+/// Inclusive id range `[lo, hi]` of the entries of local dates `from..=to`.
+pub fn id_range(from: NaiveDate, to: NaiveDate) -> (i64, i64) {
+    (day_number(from) << ORDINAL_BITS, ((day_number(to) + 1) << ORDINAL_BITS) - 1)
+}
+
+/// sha1 of bytes, lowercase hex.
+pub fn sha1_hex(bytes: &[u8]) -> String {
+    let d = Sha1::digest(bytes);
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// The day number used in entry ids: days since 0001-01-01 (proleptic Gregorian, CE day 1).
 pub fn day_number(day: NaiveDate) -> i64 {

@@ -41,8 +41,8 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::Result;
+use crate::fts5::query::Query;
 use crate::fts5::segment::{is_cjk, segment, stem};
-use crate::query::search::Query;
 
 /// BM25 term-frequency saturation `k1` (FTS5's constant).
 pub const K1: f64 = 1.2;
@@ -97,73 +97,7 @@ pub fn single_phrase(q: &Query) -> bool {
     distinct.len() == 1 && q.probes[0].len() == 1 && q.probes[0][0].alt.is_none()
 }
 
-/// Row count and total token count of the index (FTS5's averages record). Both 0 for an
-/// empty index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Totals {
-    /// Rows (entries) in the FTS5 index.
-    pub rows: i64,
-    /// Tokens over every column of every row.
-    pub tokens: i64,
-}
-
-impl Totals {
-    /// Average tokens per row (`avgdl`), as FTS5 computes it.
-    pub fn avgdl(&self) -> f64 {
-        self.tokens as f64 / self.rows as f64
-    }
-}
-
-/// Reads an SQLite/FTS5 varint (big-endian groups of 7 bits, a 9th byte of 8 bits) at `at`;
-/// returns the value and the bytes read, or `None` past the end. Also [`crate::fts5::prefix`]'s
-/// reader of FTS5's segment pages.
-pub(crate) fn varint(b: &[u8], at: usize) -> Option<(u64, usize)> {
-    let mut v: u64 = 0;
-    for i in 0..9 {
-        let byte = *b.get(at + i)?;
-        if i == 8 {
-            return Some(((v << 8) | u64::from(byte), 9));
-        }
-        v = (v << 7) | u64::from(byte & 0x7f);
-        if byte & 0x80 == 0 {
-            return Some((v, i + 1));
-        }
-    }
-    None
-}
-
-/// The index's [`Totals`] from FTS5's averages record (`entries_fts_data` id 1: N, then the
-/// tag and content columns' token totals). An index that never held a row has none: zeros.
-/// Errors: SQLite errors.
-pub fn totals(c: &Connection) -> Result<Totals> {
-    let block: Option<Vec<u8>> =
-        c.prepare_cached("SELECT block FROM entries_fts_data WHERE id = 1")?.query_row([], |r| r.get(0)).optional()?;
-    // As FTS5 reads it (fts5_index.c, sqlite3Fts5IndexGetAverages): an empty record is all
-    // zeros (an index that never held a row, or one emptied), and a value missing from a short
-    // record counts 0.
-    let b = block.unwrap_or_default();
-    let mut at = 0;
-    let mut next = || match varint(&b, at) {
-        Some((v, n)) => {
-            at += n;
-            v
-        }
-        None => 0,
-    };
-    let rows = next();
-    let tokens: u64 = (0..WEIGHTS.len()).map(|_| next()).sum();
-    Ok(Totals { rows: rows as i64, tokens: tokens as i64 })
-}
-
-/// The state of the FTS5 index: its structure record (`entries_fts_data` id 10), which FTS5
-/// rewrites whenever the index changes (a new segment, a merge, a delete). Equal keys mean
-/// equal document frequencies.
-pub fn state_key(c: &Connection) -> Result<Vec<u8>> {
-    Ok(c.prepare_cached("SELECT block FROM entries_fts_data WHERE id = 10")?
-        .query_row([], |r| r.get(0))
-        .optional()?
-        .unwrap_or_default())
-}
+pub use crate::fts5::record::{Totals, state_key, totals};
 
 /// Document frequencies memoised for one index state ([`state_key`]), in this handle and in
 /// the index's `fts_counts` table (migration V9), which every process shares.
@@ -226,7 +160,7 @@ impl DfMemo {
                 .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
                 .query_row([META_COUNTS_STATE], |r| r.get(0))
                 .optional()?;
-            self.shared = Some(stored.is_some_and(|h| h == crate::index::sync::sha1_hex(&self.key)));
+            self.shared = Some(stored.is_some_and(|h| h == crate::files::sha1_hex(&self.key)));
         }
         if self.shared == Some(true) {
             let n: Option<i64> = c
@@ -256,15 +190,17 @@ impl DfMemo {
             return Ok(());
         }
         let fresh = std::mem::take(&mut self.fresh);
+        // The connection's own busy timeout, put back once the transaction has begun.
+        let busy_ms: i64 = c.query_row("PRAGMA busy_timeout", [], |r| r.get(0))?;
         c.busy_timeout(std::time::Duration::ZERO)?;
         let tx = c.unchecked_transaction();
-        c.busy_timeout(std::time::Duration::from_millis(crate::index::BUSY_TIMEOUT_MS))?;
+        c.busy_timeout(std::time::Duration::from_millis(busy_ms.max(0) as u64))?;
         let tx = tx?;
         // Under the write lock: counted in the state the index is still in?
         if state_key(&tx)? != self.key {
             return Ok(());
         }
-        let state = crate::index::sync::sha1_hex(&self.key);
+        let state = crate::files::sha1_hex(&self.key);
         let stored: Option<String> = tx
             .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
             .query_row([META_COUNTS_STATE], |r| r.get(0))
@@ -436,7 +372,7 @@ pub fn matches(q: &Query, toks: &Tokens) -> bool {
         })
     };
     match q.mode {
-        crate::query::search::Mode::And => q.probes.iter().all(term),
+        crate::fts5::query::Mode::And => q.probes.iter().all(term),
         _ => q.probes.iter().any(term),
     }
 }
@@ -474,7 +410,7 @@ enum Need {
 #[derive(Debug, Clone)]
 pub struct Prefilter {
     terms: Vec<Vec<Need>>,
-    mode: crate::query::search::Mode,
+    mode: crate::fts5::query::Mode,
     kelvin: memchr::memmem::Finder<'static>,
     dotted_i: memchr::memmem::Finder<'static>,
 }
@@ -512,7 +448,7 @@ impl Prefilter {
         };
         let term = |ns: &Vec<Need>| ns.iter().all(probe);
         match self.mode {
-            crate::query::search::Mode::And => self.terms.iter().all(term),
+            crate::fts5::query::Mode::And => self.terms.iter().all(term),
             _ => self.terms.iter().any(term),
         }
     }
@@ -668,7 +604,7 @@ pub struct Counter {
     terms: Vec<Vec<(usize, Option<usize>)>>,
     /// For each term of the query, repeats included, its entry in `terms`.
     term_of: Vec<usize>,
-    mode: crate::query::search::Mode,
+    mode: crate::fts5::query::Mode,
     word: String,
     /// `f` before the column being counted (to undo it).
     saved: Vec<f64>,
@@ -755,7 +691,7 @@ impl Counter {
             t.iter().all(|&(own, alt)| self.f[own] > 0.0 || alt.is_some_and(|a| self.f[a] > 0.0))
         };
         match self.mode {
-            crate::query::search::Mode::And => self.terms.iter().all(term),
+            crate::fts5::query::Mode::And => self.terms.iter().all(term),
             _ => self.terms.iter().any(term),
         }
     }
@@ -853,15 +789,6 @@ fn end_word(shapes: &[Shape], f: &mut [f64], word: &mut String, w: f64) -> usize
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn varints_decode_as_sqlite_writes_them() {
-        // 0x7f is one byte; 0x81 0x00 = 128; 0x83 0x60 = 3 × 128 + 0x60 = 480.
-        assert_eq!(varint(&[0x7f], 0), Some((127, 1)));
-        assert_eq!(varint(&[0x81, 0x00], 0), Some((128, 2)));
-        assert_eq!(varint(&[0x00, 0x83, 0x60], 1), Some((480, 2)));
-        assert_eq!(varint(&[0x81], 0), None);
-    }
 
     /// An FTS5 table as V8 makes it, `meta` and V9's `fts_counts`, in memory.
     fn counts_db() -> Connection {
@@ -968,7 +895,7 @@ mod tests {
 
     #[test]
     fn counter_counts_by_hand() {
-        use crate::query::search::{Mode, Query};
+        use crate::fts5::query::{Mode, Query};
         // 哈哈哈 → 哈哈 哈哈 哈 (3 tokens): "哈哈" twice, "哈"* three times.
         let q = Query::new("哈哈 哈", Mode::And).unwrap();
         let mut c = Counter::new(&q);
@@ -1064,7 +991,7 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
         #[test]
         fn counter_equals_the_segmenter(tag in text_strategy(), content in text_strategy()) {
-            use crate::query::search::{Mode, Query};
+            use crate::fts5::query::{Mode, Query};
             let keywords = ["哈哈 哈", "今天 天 猫", "車 车", "meetings paint run", "cafe café é", "ひら カ",
                 "x2 7 a", "ｒｕ Ｒ", "i\u{307} İ", "dying die sky", "〇 ﾊﾞ", "k", "丽", "kelvin", "i", "di", "sk", "ski"];
             for kw in keywords {

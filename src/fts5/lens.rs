@@ -22,7 +22,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::Result;
-use crate::index::sync::ORDINAL_BITS;
+use crate::files::ORDINAL_BITS;
 
 /// The stored value of a token count that does not fit a `u16` (65 535 tokens or more: a
 /// line of ~300 KB); a reader counts such an entry from its text.

@@ -8,4 +8,6 @@ pub mod aux_fn;
 pub mod bm25;
 pub mod lens;
 pub mod prefix;
+pub mod query;
+pub mod record;
 pub mod segment;

@@ -29,7 +29,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::Result;
-use crate::fts5::bm25::varint;
+use crate::fts5::record::varint;
 
 /// Most terms a prefix is expanded into (memlayers): past it the prefix phrase is queried as
 /// it is. FTS5's cost grows with every phrase of an OR, and a prefix shared by this many

@@ -37,6 +37,10 @@
 //! `YYYY-MM-DDTHH:MM:SS.mmmZ`, and a final newline.
 
 pub mod ops;
+pub mod table;
+
+/// The usage ledger's canonical file, in the data root.
+pub const USAGE_FILE: &str = "usage.json";
 
 use std::collections::BTreeMap;
 
@@ -283,6 +287,21 @@ impl Record {
         self.last_hit_at = Some(now);
         self.first_hit_at.get_or_insert(now);
         self.last_decay_at.get_or_insert(now);
+    }
+
+    /// Sets every instant of the record more than a day after `now` (the system clock's) to
+    /// `now`: a far-future clock's hit no longer holds its decay back (decay runs forward from
+    /// the anchor only). The weight is kept. Returns true when the record changed.
+    pub fn unfreeze(&mut self, now: DateTime<Utc>) -> bool {
+        let limit = now + Duration::days(1);
+        let mut changed = false;
+        for t in [&mut self.first_hit_at, &mut self.last_hit_at, &mut self.last_decay_at] {
+            if t.is_some_and(|t| t > limit) {
+                *t = Some(now);
+                changed = true;
+            }
+        }
+        changed
     }
 
     /// Applies decay up to `now`; returns true when the record changed.
