@@ -317,7 +317,8 @@ pub(crate) fn weekdays(out: &mut Out, i: usize, cx: &Ctx) {
         let weekend = [&["the", "weekend"][..], &["this", "past", "weekend"], &["the", "past", "weekend"]];
         if let Some(e) = weekend.iter().find_map(|ws| seq(t, j, ws)) {
             let from = if cx.today.weekday().num_days_from_monday() >= 5 { 5 } else { -2 };
-            out.push(e, DateSpan::offsets(cx.mon, from, from + 2), Grain::Range, Head::Latin, Kind::Relative);
+            let span = DateSpan::offsets(cx.mon, from, from + 2).map(DateSpan::guessed);
+            out.push(e, span, Grain::Range, Head::Latin, Kind::Relative);
         }
     }
 }

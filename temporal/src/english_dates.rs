@@ -308,6 +308,6 @@ pub(crate) fn ordinal_day(out: &mut Out, i: usize, cx: &Ctx) {
             let (y, m) = shift_ym(cx.today.year(), cx.today.month(), -back)?;
             DateSpan::ymd(y, m, d).filter(|s| s.start <= cx.today)
         });
-        out.push_day(e, span, Head::Latin, Kind::Date);
+        out.push_day(e, span.map(DateSpan::guessed), Head::Latin, Kind::Date);
     }
 }

@@ -75,6 +75,7 @@ mod english_dates;
 mod glue;
 mod hit;
 mod holiday;
+mod intent;
 mod iso;
 mod lunar;
 mod numbers;
@@ -166,8 +167,17 @@ pub struct TimeWindow {
 /// What [`parse`] found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ParseResult {
-    /// The window, or `None` for "no time intent".
+    /// The window, or `None` for "no time intent". For a union of expressions (`上周三和上周五`,
+    /// `in January and March`) this is the **covering window**: from the earliest start to the
+    /// latest end of [`ParseResult::windows`], grain `range`, fuzzy if any member is, the part of
+    /// day only if every member names the same one, and one span over the whole union as written
+    /// (connectors included). A gate on it alone never hides an entry of the union; gate on
+    /// `windows` to leave out the days between.
     pub window: Option<TimeWindow>,
+    /// Every window of the expression, in text order: one for a single expression (equal to
+    /// `window`), one per member for a union, each with its own span and `matched`. Empty
+    /// without a window. The time gate admits an entry inside **any** of them.
+    pub windows: Vec<TimeWindow>,
     /// The query without the matched span(s): the parts before and after are trimmed and joined
     /// by one space if there was whitespace at the gap, else directly (`前天晚上我吃了什么` →
     /// `我吃了什么`, `what did I do yesterday evening` → `what did I do`). Without a window,
@@ -175,22 +185,62 @@ pub struct ParseResult {
     pub rest: String,
 }
 
-/// Parses the first time expression in `text` (see the module docs) relative to `now` in `tz`.
-/// Never fails and never panics: anything it cannot read is "no time intent", and so is every
-/// query when the local date of `now` lies outside the years 1–9999.
+/// Parses the time expression of a question in `text` (see the module docs: the first one that
+/// scopes when the thing asked about happened, with the members of a union) relative to `now`
+/// in `tz`. Never fails and never panics: anything it cannot read is "no time intent", and so
+/// is every query when the local date of `now` lies outside the years 1–9999.
 pub fn parse(text: &str, now: DateTime<Utc>, tz: Tz) -> ParseResult {
     let t = text::Text::new(text);
-    let found = local_today(now, tz).and_then(|today| scan::find(&t, today));
-    let Some((start, hit)) = found else {
-        return ParseResult { window: None, rest: text.to_string() };
+    let groups = local_today(now, tz).map(|today| intent::keep(&t, scan::all(&t, today), true)).unwrap_or_default();
+    let Some(group) = groups.into_iter().next() else {
+        return ParseResult { window: None, windows: Vec::new(), rest: text.to_string() };
     };
-    let start = glue::with_preposition(&t, start);
-    let hit = scan::Hit { end: glue::with_filler(&t, hit.end), ..hit };
-    let mut w = window::build(hit.span, tz, hit.grain, hit.fuzzy);
-    w.part_of_day = hit.pod.map(|(a, b)| t.slice(a, b));
-    w.spans = vec![(start, hit.end)];
-    w.matched = t.slice(start, hit.end);
-    ParseResult { rest: t.without(start, hit.end), window: Some(w) }
+    let windows: Vec<TimeWindow> = group.iter().map(|f| member_window(&t, f, tz)).collect();
+    let (a, b) = (group[0].start, group[group.len() - 1].end);
+    let window = covering(&windows, tz, (a, b), t.slice(a, b));
+    ParseResult { rest: t.without(a, b), window: Some(window), windows }
+}
+
+/// Every time expression in `text` that names when something happened, in text order, one
+/// window each (a union gives one window per member), each with its one span (char offsets into
+/// `text`) and `matched`: for the event windows of a note that names several
+/// (`上周六去了杭州，下周三交报告` → last Saturday and next Wednesday).
+///
+/// The same grammar and rules as [`parse`] (traps, titles, recurrence, names, habits, yearly
+/// dates that are the content), except the aside rule: a note's every clause reports something,
+/// so no clause is skipped for not holding a question. Never fails; empty for "no time intent"
+/// and outside the years 1–9999.
+pub fn parse_all(text: &str, now: DateTime<Utc>, tz: Tz) -> Vec<TimeWindow> {
+    let t = text::Text::new(text);
+    let Some(today) = local_today(now, tz) else { return Vec::new() };
+    intent::keep(&t, scan::all(&t, today), false).iter().flatten().map(|f| member_window(&t, f, tz)).collect()
+}
+
+/// The window of one expression found, with its span and text.
+fn member_window(t: &text::Text, f: &scan::Found, tz: Tz) -> TimeWindow {
+    let h = &f.hit;
+    let mut w = window::build(h.span, tz, h.grain, h.fuzzy);
+    w.part_of_day = h.pod.map(|(a, b)| t.slice(a, b));
+    w.spans = vec![(f.start, f.end)];
+    w.matched = t.slice(f.start, f.end);
+    w
+}
+
+/// The covering window of a union's members (see [`ParseResult::window`]); the member itself
+/// when there is one.
+fn covering(ws: &[TimeWindow], tz: Tz, span: (usize, usize), matched: String) -> TimeWindow {
+    if let [one] = ws {
+        return one.clone();
+    }
+    let start = ws.iter().map(|w| w.start_date).min().unwrap_or_default();
+    let end = ws.iter().map(|w| w.end_date).max().unwrap_or_default();
+    let fuzzy = ws.iter().any(|w| w.fuzzy);
+    let mut w = window::build(calendar::DateSpan { start, end, guessed: false }, tz, Grain::Range, fuzzy);
+    let pod = ws.first().and_then(|w| w.part_of_day.clone());
+    w.part_of_day = pod.filter(|p| ws.iter().all(|w| w.part_of_day.as_deref() == Some(p)));
+    w.spans = vec![span];
+    w.matched = matched;
+    w
 }
 
 /// The local date of `now` in `tz` (the local date of a UTC instant), computed with checked

@@ -217,7 +217,8 @@ pub(crate) fn bare_weekday(out: &mut Out, i: usize, cx: &Ctx) {
         && cx.after.is_none()
     {
         let from_mon = if cx.today.weekday().num_days_from_monday() >= 5 { 5 } else { -2 };
-        out.push(j, DateSpan::offsets(cx.mon, from_mon, from_mon + 2), Grain::Range, Head::Headless, Kind::Relative);
+        let span = DateSpan::offsets(cx.mon, from_mon, from_mon + 2).map(DateSpan::guessed);
+        out.push(j, span, Grain::Range, Head::Headless, Kind::Relative);
     }
 }
 
