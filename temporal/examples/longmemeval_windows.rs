@@ -61,7 +61,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
 /// The matched text of every window of the result, joined by ` | `.
 fn matched(p: &memlayers_temporal::ParseResult) -> String {
-    let all: Vec<&str> = p.window.iter().map(|w| w.matched.as_str()).collect();
+    let all: Vec<&str> = p.windows.iter().map(|w| w.matched.as_str()).collect();
     all.join(" | ")
 }
 

@@ -62,9 +62,9 @@ pub(crate) const QUESTION_EN: [&str; 6] = ["what", "when", "where", "who", "whic
 /// A clause: chars `[start, end)`.
 type Clause = (usize, usize);
 
-/// The clauses of `t`, given the groups found in it (no cut inside a group).
-fn clauses(t: &Text, groups: &[Group]) -> Vec<Clause> {
-    let inside = |i: usize| groups.iter().flatten().any(|f| f.start <= i && i < f.end);
+/// The clauses of `t`, given which chars are inside an expression (no cut there).
+fn clauses(t: &Text, inside: &[bool]) -> Vec<Clause> {
+    let inside = |i: usize| inside.get(i).copied().unwrap_or(false);
     let mut out = Vec::new();
     let mut start = 0;
     for i in 0..t.len() {
@@ -89,13 +89,13 @@ fn clauses(t: &Text, groups: &[Group]) -> Vec<Clause> {
 
 /// True if the Chinese word `w` or the English whole word `w` occurs in the clause outside every
 /// group (`skip`: words that contain `w` but are not it).
-fn has_word(t: &Text, (a, b): Clause, groups: &[Group], words: &[&str], skip: &[&str]) -> bool {
-    let inside = |i: usize| groups.iter().flatten().any(|f| f.start <= i && i < f.end);
+fn has_word(t: &Text, (a, b): Clause, inside: &[bool], words: &[&str], skip: &[&str]) -> bool {
+    let inside = |i: usize| inside.get(i).copied().unwrap_or(false);
     (a..b).any(|i| {
         !inside(i)
             && words.iter().any(|w| {
                 let Some(e) = t.lit(i, w).filter(|&e| e <= b) else { return false };
-                if w.is_ascii() {
+                if w.chars().all(|c| c.is_ascii_alphabetic()) {
                     return !t.before(i).is_some_and(is_latin_word) && !t.at(e).is_some_and(is_latin_word);
                 }
                 // A skipped word covering this occurrence (几 of 好几 starts one char in).
@@ -108,15 +108,15 @@ fn has_word(t: &Text, (a, b): Clause, groups: &[Group], words: &[&str], skip: &[
 }
 
 /// True if the clause holds the question (a question word or `?` outside an expression).
-fn is_question(t: &Text, c: Clause, groups: &[Group]) -> bool {
-    has_word(t, c, groups, &QUESTION_ZH, &NOT_QUESTION_ZH)
-        || has_word(t, c, groups, &QUESTION_EN, &[])
-        || has_word(t, c, groups, &["?"], &[])
+fn is_question(t: &Text, c: Clause, inside: &[bool]) -> bool {
+    has_word(t, c, inside, &QUESTION_ZH, &NOT_QUESTION_ZH)
+        || has_word(t, c, inside, &QUESTION_EN, &[])
+        || has_word(t, c, inside, &["?"], &[])
 }
 
 /// True if the clause has a habit word (一般 only where it means "usually").
-fn is_habit(t: &Text, c: Clause, groups: &[Group]) -> bool {
-    if has_word(t, c, groups, &HABIT_EN, &[]) {
+fn is_habit(t: &Text, c: Clause, inside: &[bool]) -> bool {
+    if has_word(t, c, inside, &HABIT_EN, &[]) {
         return true;
     }
     let (a, b) = c;
@@ -134,8 +134,8 @@ fn is_habit(t: &Text, c: Clause, groups: &[Group]) -> bool {
 }
 
 /// True if the clause has a yearly-date word.
-fn is_yearly(t: &Text, c: Clause, groups: &[Group]) -> bool {
-    has_word(t, c, groups, &YEARLY_ZH, &[]) || has_word(t, c, groups, &YEARLY_EN, &[])
+fn is_yearly(t: &Text, c: Clause, inside: &[bool]) -> bool {
+    has_word(t, c, inside, &YEARLY_ZH, &[]) || has_word(t, c, inside, &YEARLY_EN, &[])
 }
 
 /// The groups that name when something happened, in text order: each keeps only the members
@@ -143,12 +143,18 @@ fn is_yearly(t: &Text, c: Clause, groups: &[Group]) -> bool {
 /// `questions`, the aside rule applies too (only clauses that hold the question count, when
 /// any does).
 pub(crate) fn keep(t: &Text, groups: Vec<Group>, questions: bool) -> Vec<Group> {
-    let cs = clauses(t, &groups);
-    let asked: Vec<bool> = cs.iter().map(|&c| questions && is_question(t, c, &groups)).collect();
+    // Chars inside an expression (linear: expressions never overlap).
+    let mut inside = vec![false; t.len()];
+    for f in groups.iter().flatten() {
+        inside[f.start.min(t.len())..f.end.min(t.len())].iter_mut().for_each(|x| *x = true);
+    }
+    let cs = clauses(t, &inside);
+    let asked: Vec<bool> = cs.iter().map(|&c| questions && is_question(t, c, &inside)).collect();
     let any_asked = asked.iter().any(|&q| q);
-    let habit: Vec<bool> = cs.iter().map(|&c| is_habit(t, c, &groups)).collect();
-    let yearly: Vec<bool> = cs.iter().map(|&c| is_yearly(t, c, &groups)).collect();
-    let clause_of = |i: usize| cs.iter().position(|&(a, b)| a <= i && i < b).unwrap_or(0);
+    let habit: Vec<bool> = cs.iter().map(|&c| is_habit(t, c, &inside)).collect();
+    let yearly: Vec<bool> = cs.iter().map(|&c| is_yearly(t, c, &inside)).collect();
+    // Clauses are sorted and cover the text: a binary search finds a char's clause.
+    let clause_of = |i: usize| cs.partition_point(|&(_, b)| b <= i).min(cs.len().saturating_sub(1));
     groups
         .into_iter()
         .filter_map(|g| {

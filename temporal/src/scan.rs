@@ -61,6 +61,7 @@ const MATCHERS: &[(&[Start], Matcher)] = &[
     (&[Start::Ascii], english::this_last),
     (&[Start::Ascii], english::rolling),
     (&[Start::Ascii], english::weekdays),
+    (&[Start::Ascii], english::weekday_ago),
     (&[Start::Ascii], english_dates::months),
     (&[Start::Ascii], english_dates::parts),
     (&[Start::Ascii], english_dates::quarters_halves_years),
