@@ -1,4 +1,4 @@
-//! Time expressions in queries → time windows, per spec/temporal.md.
+//! Time expressions in queries and notes → time windows.
 //!
 //! [`parse`] reads the first time expression in a query (`前天晚上我吃了什么`, `上个月底的读书笔记`,
 //! `最近7天的开销`, `what did we decide last week`) and returns its window plus the query with the
@@ -49,12 +49,60 @@
 //! An English preposition right before the expression (`from`, `on`, `in`, `at`, `over`, …) is
 //! part of it, so it leaves `rest` with it.
 
+//! Version 3 adds the weekday or weekend N months ago (`the Wednesday two months ago`,
+//! `两个月前的周三`, `一个月前的那个周末`: that day of the Monday-week holding D shifted back N
+//! months, the day clamped to the month's length, fuzzy ±3 days, as a month back does not name
+//! a week), the same with weeks (`the Wednesday two weeks ago`, `三周前的那个周末`: exact, as
+//! `N周前的周X`), and a part of day after N weeks or months ago (`two weeks ago in the evening`,
+//! `两周前的晚上`: the window of N weeks/months ago, the part of day reported).
+//!
 //! # Which expression
 //!
-//! The **first** expression wins: the scan goes left to right, and at the first position where
-//! any reading passes the word-boundary rules the **longest** such reading is taken (`上上周`
-//! over `上周`, `上个月底` over `上个月`, `前天晚上` over `前天`). Later expressions in the same
-//! query are ignored (`昨天和今天` → 昨天) and stay in `rest`.
+//! The scan goes left to right; at each position where any reading passes the word-boundary
+//! rules the **longest** such reading is taken (`上上周` over `上周`, `上个月底` over `上个月`,
+//! `前天晚上` over `前天`), and the scan resumes after it, so every expression of the text is
+//! found ([`parse_all`] returns them all). [`parse`] then returns the **first** that names when
+//! the thing asked about happened (next section); later ones stay in `rest`.
+//!
+//! **Unions.** Expressions joined by 和 及 与 跟 还有 以及 或 或者 、 / `and`, `or`
+//! (`上周三和上周五`, `in January and March`, `春节和中秋`, `周一、周三还有周五`) are one
+//! expression with several windows: an entry in any of them counts. [`ParseResult::windows`]
+//! lists them in text order, each with its own span; [`ParseResult::window`] is their covering
+//! window (grain `range`, one span over the whole union, connectors included), so a caller that
+//! only reads `window` never loses an entry of the union. A member that leaves out what it
+//! shares with the one before takes it from there, as a range end does (`上周三和周五`: last
+//! week's Friday; `3月5号和8号`: March 8; `in January and March`: the same year); a member that
+//! cannot is read on its own. At most six members.
+//!
+//! # Which expressions name when (version 3, 宁窄勿误)
+//!
+//! A window only where the expression scopes when the thing asked about happened; the rules
+//! work on **clauses** (the text cut at `，,。.!！;；~` and line breaks, never inside an
+//! expression such as `3月1日~7日` nor at a `.` between digits):
+//!
+//! * **Habits and typical times**: in a clause with a habit word (一般 通常 平时 平常 总是 经常
+//!   常常 往往 每逢 习惯; usually always typically normally generally regularly often
+//!   habitually), an expression whose year, month or week is not written (`周末通常`,
+//!   `平时周一`, `周六早上一般`, `中秋一般怎么过`, `What do I usually do on Friday?`) is a
+//!   typical time: no window. Written anchors keep theirs (`上周我总是加班到几点` → last week).
+//!   一般 after 很/比较/挺 … or before 般/的/人 or the clause end is "so-so", not a habit word.
+//!   English weekdays are habitual before a plural part of day (`Saturday mornings`) or after
+//!   `a`, `any`, `usual` or a possessive (`on a Sunday`, `my Sunday rides`); plural weekdays
+//!   (`on Saturdays`) are never read.
+//! * **Yearly dates that are the content**: in a clause with 生日 纪念日 忌日 诞辰 出生 /
+//!   birthday anniversary born, a date or month is what the birthday or anniversary is
+//!   (`谁的生日在三月`, `结婚纪念日是不是5月20号`, `whose birthday is in March`): no window
+//!   from an expression whose year, month or week is not written, that is written with numbers
+//!   (`2019年3月5日`), or that is an English date or month. Relative words keep theirs
+//!   (`去年生日收到了什么礼物` → last year, `上个月谁过生日了` → last month).
+//! * **Asides** ([`parse`] only): a clause holds the question when it has 什么 哪 几 谁 多少 吗
+//!   呢 怎么, what when where who which how, or `?`/`？` outside an expression (`几乎`, `哪怕`,
+//!   `好几` do not ask). When some clause holds the question, only expressions in such clauses
+//!   count: `早上好呀今天有点冷，话说我表姐的公司叫什么？` → none,
+//!   `今天心情不错，我上周买的那本书叫什么？` → last week. A text with **no** question word (an
+//!   entry's own text, a keyword query `上周 火锅`) counts as a whole, as before version 3: the
+//!   engine parses entries' own text with the same function. [`parse_all`] never applies this
+//!   rule: every clause of a note reports something.
 //!
 //! # What is not a window (宁窄勿误)
 //!

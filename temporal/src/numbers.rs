@@ -1,4 +1,4 @@
-//! Numbers inside time expressions, per spec/temporal.md "Numbers": Arabic digits (full-width
+//! Numbers inside time expressions: Arabic digits (full-width
 //! ones are already folded by [`super::text`]), Chinese numerals (`一 二 两 三 … 十 百 零`:
 //! `两`=2, `十`=10, `十一`, `二十`, `二十一`, `一百零五`, `三百六十六`), English number words
 //! `one`…`twelve`, and four-digit years (`2025`, `二〇二五`).

@@ -1,11 +1,11 @@
 //! Property tests of `memlayers_temporal::parse`: determinism, well-formed windows whose length
-//! matches their grain (spec/temporal.md "Frame" and table), spans that point at the matched
+//! matches their grain (half-open, local midnights, Monday weeks), spans that point at the matched
 //! text, no panic on arbitrary Unicode and instants in 1970–2100, and long inputs.
 
 use chrono::{DateTime, Datelike, Months, NaiveDate, Utc, Weekday};
 use chrono_tz::Tz;
 use memlayers_temporal::days::local_midnight;
-use memlayers_temporal::{Grain, ParseResult, TimeWindow, parse};
+use memlayers_temporal::{Grain, ParseResult, TimeWindow, parse, parse_all};
 use proptest::prelude::*;
 
 /// Zones with unusual rules: DST at midnight (Sao_Paulo history), 30-minute DST (Lord_Howe),
@@ -123,6 +123,22 @@ const FRAGMENTS: &[&str] = &[
     "21st",
     "before",
     "from",
+    "和",
+    "、",
+    "and",
+    "or",
+    "，",
+    "？",
+    "什么",
+    "一般",
+    "usually",
+    "生日",
+    "周末",
+    "周三",
+    "个月前",
+    "那个",
+    "Wednesday",
+    "months",
 ];
 
 fn instant() -> impl Strategy<Value = DateTime<Utc>> {
@@ -212,6 +228,18 @@ fn check(text: &str, now: DateTime<Utc>, tz: Tz) -> Result<ParseResult, TestCase
             let removed = w.spans[0].1 - w.spans[0].0;
             prop_assert!(r.rest.chars().count() + removed <= text.chars().count() + 1, "rest too long: {:?}", r.rest);
         }
+    }
+    // parse_all: well-formed windows in text order that never overlap, and every window of
+    // parse is one of them (parse only drops more: asides).
+    let all = parse_all(text, now, tz);
+    for m in &all {
+        if let Some(v) = window_violation(m, text, now, tz) {
+            return Err(TestCaseError::fail(format!("{text:?} at {now} in {tz}: parse_all: {v}")));
+        }
+    }
+    prop_assert!(all.windows(2).all(|p| p[0].spans[0].1 <= p[1].spans[0].0), "parse_all windows overlap");
+    for m in &r.windows {
+        prop_assert!(all.contains(m), "parse window {:?} not in parse_all", m.matched);
     }
     Ok(r)
 }
