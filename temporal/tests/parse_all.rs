@@ -14,8 +14,11 @@ fn monday() -> DateTime<Utc> {
     "2026-11-22T16:30:00Z".parse().unwrap()
 }
 
-/// (startDate, endDate, spans, matched) of every window.
-fn summary(text: &str) -> Vec<(NaiveDate, NaiveDate, Vec<(usize, usize)>, String)> {
+/// (startDate, endDate, spans, matched) of one window.
+type Row = (NaiveDate, NaiveDate, Vec<(usize, usize)>, String);
+
+/// A [`Row`] per window.
+fn summary(text: &str) -> Vec<Row> {
     parse_all(text, monday(), chrono_tz::Asia::Shanghai)
         .into_iter()
         .map(|w| (w.start_date, w.end_date, w.spans, w.matched))
