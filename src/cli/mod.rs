@@ -10,7 +10,7 @@ pub mod serve;
 
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use clap::{Parser, Subcommand};
 use serde::Serialize;
 
@@ -360,12 +360,7 @@ fn load_config(cli: &Cli) -> Result<Config> {
     Ok(config)
 }
 
-/// Parses `--now`; the error names the field.
-pub fn parse_now(s: &str) -> Result<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|_| Error::bad("now", format!("{s:?} is not an RFC 3339 instant such as 2026-11-29T12:00:00+08:00")))
-}
+pub use crate::files::parse_now;
 
 /// True when the `--config` file sets `timezone`.
 fn config_names_zone(cli: &Cli) -> bool {
@@ -499,7 +494,24 @@ fn write_note(mem: &Memory, r: &crate::layers::cold::WriteResult, defaulted: boo
         (false, false) => "already in (not written twice)",
     };
     let how = if defaulted { " (default data root: pass --data-root DIR to choose another)" } else { "" };
-    format!("memlayers: {what} {file}{how}")
+    let mut note = format!("memlayers: {what} {file}{how}");
+    if let Some(zone) = &r.zone_recorded {
+        note.push('\n');
+        note.push_str(&zone_note(mem.root(), zone));
+    }
+    note
+}
+
+/// The stderr line of a call that recorded a new data root's zone (the first write, an
+/// import): which zone now dates its day files, and that it cannot be changed in place.
+fn zone_note(root: &Path, zone: &str) -> String {
+    format!(
+        "memlayers: recorded {zone} as the zone of data root {} ({}): it dates every day file and cannot be \
+         changed in place (pass --tz on the first call to choose another; to move a root to another zone, \
+         import it into a new root made with --tz)",
+        root.display(),
+        crate::files::zone::ZONE_FILE
+    )
 }
 
 fn run(cli: Cli) -> Result<String> {
@@ -608,6 +620,9 @@ pub(crate) fn run_cmd(cli: &Cli, mem: &Memory) -> Result<String> {
             let rep = rep?;
             for w in &rep.warnings {
                 eprintln!("warning: {w}");
+            }
+            if rep.zone_recorded {
+                eprintln!("{}", zone_note(mem.root(), &rep.zone));
             }
             render(&rep, compact)
         }
