@@ -20,8 +20,8 @@
 use unicode_normalization::UnicodeNormalization;
 
 /// Version of the segmentation rules; stored in the index's `meta` table. 2: Latin words are
-/// followed by their English stem (issue 12). 3: text is NFC-normalised before segmenting
-/// (issue 14). 4: the kana sound marks U+3099–309C, U+30A0 and the katakana middle dot U+30FB
+/// followed by their English stem (`meetings` finds *meeting*). 3: text is NFC-normalised before
+/// segmenting (`café` typed precomposed finds it written with a combining accent). 4: the kana sound marks U+3099–309C, U+30A0 and the katakana middle dot U+30FB
 /// separate runs ([`is_cjk`]). 5: the token counts stored for BM25 (`entry_lens`) count a word
 /// with combining marks as FTS5 does ([`word_tokens`]). 6: and go on through the diacritics
 /// that continue an FTS5 token ([`is_fts5_diacritic`]).
@@ -33,7 +33,7 @@ pub const TOKENIZER_VERSION: i64 = 6;
 /// (Porter2) algorithm, the one Lucene/Tantivy use.
 ///
 /// ```
-/// use memlayers::index::segment::stem;
+/// use memlayers::fts5::segment::stem;
 /// assert_eq!(stem("meetings").as_deref(), Some("meet"));
 /// assert_eq!(stem("painted").as_deref(), Some("paint"));
 /// assert_eq!(stem("paint"), None);
@@ -79,7 +79,7 @@ pub use memlayers_temporal::days::is_cjk;
 /// alphabetic (Devanagari vowel signs and virama, Arabic harakat, Hebrew points, Thai and
 /// Tibetan vowel marks: categories `Mn`, `Mc`), which `unicode61` reads as separators:
 /// `दृष्टि` is one word here and 3 tokens to FTS5 (द, ष, ट), a lone `ོ` none. BM25's document
-/// length is FTS5's count ([`crate::index::lens`], `query::bm25`; a newcomer's test found the
+/// length is FTS5's count ([`crate::fts5::lens`], `fts5::bm25`; a newcomer's test found the
 /// word count 10 where FTS5 holds 14). The rules: SQLite's `fts5_tokenize.c`
 /// (`unicode61Tokenize`). The categories: the `regex` crate's Unicode tables, which are newer
 /// than SQLite's: characters assigned or recategorised since (marks of recent Unicode
@@ -88,7 +88,7 @@ pub use memlayers_temporal::days::is_cjk;
 /// points of U+0000–U+2FFFF, none in everyday text).
 ///
 /// ```
-/// use memlayers::index::segment::word_tokens;
+/// use memlayers::fts5::segment::word_tokens;
 /// assert_eq!(word_tokens("token"), 1);
 /// assert_eq!(word_tokens("消耗"), 1);
 /// assert_eq!(word_tokens("दृष्टि"), 3);
@@ -184,7 +184,7 @@ pub fn pieces(text: &str) -> Vec<Piece> {
 /// Segments text for the FTS5 index: tokens separated by single spaces (see module docs).
 ///
 /// ```
-/// assert_eq!(memlayers::index::segment::segment("Token消耗很大, 翻唱!"), "token 消耗 耗很 很大 大 翻唱 唱");
+/// assert_eq!(memlayers::fts5::segment::segment("Token消耗很大, 翻唱!"), "token 消耗 耗很 很大 大 翻唱 唱");
 /// ```
 pub fn segment(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
