@@ -200,8 +200,7 @@ pub fn parse_line(line: &str) -> LineKind {
 }
 
 /// For a line [`parse_line`] reads as [`LineKind::Other`]: why it looks like an entry that
-/// will not be read, or `None` (so `check` can report text no query will find instead of
-/// dropping it silently): near misses of the entry format — another bullet (`* [ts]`,
+/// will not be read, or `None`: near misses of the entry format — another bullet (`* [ts]`,
 /// `+ [ts]`), extra or missing spaces (`-  [ts]`, `-[ts]`), indentation by spaces or tabs —
 /// when what follows the bullet is a bracketed RFC 3339 timestamp.
 ///
