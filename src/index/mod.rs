@@ -14,6 +14,8 @@ pub mod segment;
 pub mod stamp;
 pub mod store;
 pub mod sync;
+#[rustfmt::skip]
+mod t2s;
 pub mod watch;
 
 pub use store::Store;

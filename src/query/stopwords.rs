@@ -187,10 +187,13 @@ pub const EN_STOP_WORDS: &[&str] = &[
 /// Removes stop words from natural-language text: returns the remaining text (NFC, as the
 /// segmenter reads it) with stop words replaced by spaces (so no bigram can span where they
 /// were). NFC first: the split below drops what is not a letter or digit, and a decomposed
-/// `café` (`e` + U+0301, as macOS input or a PDF gives it) would lose its accent.
+/// `café` (`e` + U+0301, as macOS input or a PDF gives it) would lose its accent. Traditional
+/// Chinese characters are folded to Simplified as the segmenter does
+/// ([`fold_han`](crate::index::segment::fold_han)), so the (Simplified) stop lists remove
+/// `這個` as they remove `这个`.
 pub fn strip(text: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    let mut s: String = text.nfc().collect();
+    let mut s: String = text.nfc().map(crate::index::segment::fold_han).collect();
     for w in CJK_STOP_WORDS {
         // Most stop words cannot occur (their first character is absent): skip them without
         // building a substring searcher and a new string for each (issue 15: 33 000

@@ -20,6 +20,7 @@ mod concurrency;
 mod corrupt_state;
 mod engine_core;
 mod example_archive;
+mod han_folding;
 mod hand_edits;
 mod heavy;
 mod hostile_paths;
