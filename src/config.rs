@@ -1,6 +1,6 @@
 //! Configuration: the plugin's keys with its defaults and ranges, plus memlayers' own.
 //!
-//! Keys and defaults per dsh-memory-layers v1.2.1 (seeds/002, "配置"). A value of the wrong
+//! Keys and defaults per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Data root and configuration"). A value of the wrong
 //! type or out of range falls back to the default and adds a warning naming the key; loading
 //! never fails because of a bad value (only an unreadable or non-JSON file is an error).
 
@@ -38,7 +38,8 @@ pub struct Config {
     /// time expressions; default the system's local zone, else UTC.
     pub timezone: Tz,
     /// `recencyTauDays` (memlayers): τ of the optional recency term `exp(-Δt/τ)` in
-    /// `retrieve`, in days; 0.1–36500, default off (`None`) per spec/temporal.md rule 6.
+    /// `retrieve`, in days; 0.1–36500, default off (`None`): docs/time-expressions.md, "How
+    /// `retrieve` uses the window", rule 6.
     pub recency_tau_days: Option<f64>,
     /// `lockTimeoutMs` (memlayers): how long a writer waits for the writer lock before
     /// failing with [`Error::LockTimeout`]; 0–600000, default 10000.
@@ -51,7 +52,7 @@ pub struct Config {
 /// Weights of the bounded terms of the recall/retrieve score (`query::search` module docs):
 /// `text + W_usage·weight/100 + W_recent·recent + W_recency·exp(-Δt/τ)`; the text term (BM25
 /// min-max normalised, 0–1) has weight 1. Defaults measured on the labelled question set
-/// (README, "Recall and ranking").
+/// (docs/ranking.md, "Measured on a labelled question set").
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct RankWeights {
     /// `W_usage`, multiplies `weight / 100` (config `rankUsageWeight`, 0–10, default 0.1).

@@ -45,6 +45,8 @@ mod error;
 #[doc(hidden)]
 pub mod files;
 #[doc(hidden)]
+pub mod fts5;
+#[doc(hidden)]
 pub mod import;
 #[doc(hidden)]
 pub mod index;

@@ -1,4 +1,4 @@
-//! `bench-calls`: the issue 15 benchmark. It measures what an agent pays per query on existing
+//! `bench-calls`: the per-call benchmark (docs/benchmarks.md). It measures what an agent pays per query on existing
 //! data roots — one `memlayers` process per call (the CLI), one round trip to a running
 //! `memlayers mcp` server, the CLI call answered by a running `memlayers serve`, and one library call — against ripgrep (over the whole archive and
 //! over the window's day files) and raw SQL (the same FTS5 query, in-process and through the
@@ -71,7 +71,7 @@ struct Args {
     terms: Vec<String>,
 }
 
-/// The query classes of issue 15, with their default terms from the generator's vocabulary
+/// The query classes, with their default terms from the generator's vocabulary
 /// (the rules of `bench`'s mix: vocabulary lists are in Zipf order, common = first, rare = last).
 fn classes(overrides: &[String]) -> BResult<Vec<(&'static str, String)>> {
     let mix = query_mix();
@@ -504,7 +504,7 @@ fn med(xs: &[f64]) -> f64 {
 
 fn report(runs: &[RootRun], terms: &[(&'static str, String)], machine: &Machine, args: &Args) -> String {
     let mut s = String::new();
-    s.push_str("# Per-call latency: CLI, MCP and library against ripgrep and raw SQL (issue 15)\n\n");
+    s.push_str("# Per-call latency: CLI, MCP and library against ripgrep and raw SQL\n\n");
     s.push_str(&machine.markdown());
     s.push_str(&format!(
         "\nOne run, every system on the same data roots, terms and windows. Calls per cell: {} unwindowed \
@@ -593,7 +593,7 @@ same statement through the `sqlite3` shell, process start included. Before a roo
     s
 }
 
-/// The issue 15 targets, each checked on the largest root.
+/// The per-call targets, each checked on the largest root.
 fn targets(r: &RootRun, terms: &[(&'static str, String)]) -> String {
     let cells = |w: Win| (0..terms.len()).map(move |ci| (ci, w));
     let verdict = |ok: bool| if ok { "met" } else { "**missed**" }.to_string();
@@ -666,7 +666,7 @@ fn targets(r: &RootRun, terms: &[(&'static str, String)]) -> String {
     let ratio = r.info.index_bytes as f64 / r.info.archive_bytes as f64;
     rows.push(vec!["index ≤ 2.0× the archive".into(), format!("{ratio:.2}×"), verdict(ratio <= 2.0)]);
     format!(
-        "## Targets (issue 15) at {} entries\n\n{}\n",
+        "## Targets at {} entries\n\n{}\n",
         thousands(r.info.entries as u64),
         table(&["target", "measured", "verdict"], &rows)
     )

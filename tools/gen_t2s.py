@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Generates src/index/t2s.rs: the Traditional -> Simplified Chinese character table the
-segmenter folds with (src/index/segment.rs), from OpenCC's dictionaries (Apache-2.0).
+"""Generates src/fts5/t2s.rs: the Traditional -> Simplified Chinese character table the
+segmenter folds with (src/fts5/segment.rs), from OpenCC's dictionaries (Apache-2.0).
 
 Usage:
-    python3 tools/gen_t2s.py OPENCC_DICTIONARY_DIR COMMIT > src/index/t2s.rs
+    python3 tools/gen_t2s.py OPENCC_DICTIONARY_DIR COMMIT > src/fts5/t2s.rs
 
 OPENCC_DICTIONARY_DIR is `data/dictionary` of a checkout of https://github.com/BYVoid/OpenCC
 (COMMIT: the commit it is at, recorded in the output). Three of its files are read:

@@ -10,7 +10,7 @@ pub mod serve;
 
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use clap::{Parser, Subcommand};
 use serde::Serialize;
 
@@ -22,9 +22,12 @@ use crate::{Config, Error, Memory, Result};
 /// options apart from them.
 const GLOBAL: &str = "Global options";
 
+/// The end of `--help`: the environment variable that chooses whether queries use a server.
+const SERVER_HELP: &str = "Environment:\n  MEMLAYERS_SERVER  whether a query uses a resident `memlayers serve` for its data root:\n                    auto (default: one already running, never started), spawn (also start\n                    one after a query none answered), off (never), require (fail, exit 1,\n                    when none answers). `memlayers serve --status` / `--stop`; docs/server.md.";
+
 /// memlayers — layered long-term memory for LLM agents (Markdown canonical, SQLite index).
 #[derive(Debug, Parser)]
-#[command(name = "memlayers", version, about)]
+#[command(name = "memlayers", version, about, after_help = SERVER_HELP)]
 pub struct Cli {
     /// Data root to use as is (else config dataRoot → <dataRoot>/memory, else
     /// $DSH_HOME/dsh-memory-layers, else ~/.dsh/dsh-memory-layers).
@@ -168,20 +171,28 @@ pub enum Cmd {
         #[arg(long, value_name = "ADDR:PORT")]
         http: Option<std::net::SocketAddr>,
     },
-    /// Stay resident for this data root and answer the CLI's queries (much faster calls).
+    /// Stay resident for this data root and answer the CLI's queries (opt-in; faster calls).
     ///
-    /// Queries (recall, retrieve, recent, by-tag, by-date, hot-get, stats) are answered over a
-    /// Unix socket, `memlayers.sock` in the data root: such a call skips opening the index and
-    /// checking every day file, and the server sees file changes through its watch. Runs until
-    /// SIGTERM, SIGINT or SIGHUP, until --idle-exit seconds pass without a call, or until its
-    /// data root is deleted or moved away or its socket removed (checked every second). A query
-    /// starts one (--idle-exit 600) when none answers (MEMLAYERS_SERVER=spawn, the default;
-    /// MEMLAYERS_SERVER=off: never).
+    /// Queries (recall, retrieve, recent, by-tag, by-date, hot-get, stats) of this data root are
+    /// answered over a private Unix socket in the user's runtime folder ($XDG_RUNTIME_DIR/memlayers,
+    /// else <temp>/memlayers-<uid>); nothing is written into the data root. A query uses a
+    /// running server by default (MEMLAYERS_SERVER=auto) and starts none unless
+    /// MEMLAYERS_SERVER=spawn. Runs until SIGTERM, SIGINT or SIGHUP, `serve --stop`,
+    /// --idle-exit seconds without a call, its data root deleted or moved, its socket removed,
+    /// or its executable replaced (checked every second). docs/server.md.
     #[cfg(all(unix, feature = "serve"))]
     Serve {
         /// Exit after this many seconds without a call (default: never).
-        #[arg(long, value_name = "SECONDS")]
+        #[arg(long, value_name = "SECONDS", conflicts_with_all = ["status", "stop"])]
         idle_exit: Option<u64>,
+        /// Report the server of this data root: exit 0 and its pid, binary, start and idle
+        /// time; exit 3 when none runs; exit 1 when one holds the socket but does not answer.
+        #[arg(long, conflicts_with = "stop")]
+        status: bool,
+        /// Stop the server of this data root: exit 0 once it wrote its pending usage hits and
+        /// left; exit 3 when none runs; exit 1 when it did not confirm within 10 s.
+        #[arg(long)]
+        stop: bool,
     },
     /// The layer tools: hot-get, hot-set, summarize, stats, export, session-end.
     #[command(flatten)]
@@ -282,13 +293,17 @@ pub fn main() -> i32 {
         return code;
     }
     let json = cli.json;
-    let out = outcome(json, run(cli));
+    let out = match cli.cmd {
+        #[cfg(all(unix, feature = "serve"))]
+        Cmd::Serve { idle_exit, status, stop } => serve::main(&cli, idle_exit, status, stop),
+        _ => outcome(json, run(cli)),
+    };
     use std::io::Write;
     // A closed pipe (`| head`) is not an error worth a panic.
     let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
     let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
-    // No server answered this query (MEMLAYERS_SERVER=spawn, the default): start one for the
-    // calls that follow, now that the call has run (and created its data root if it did).
+    // No server answered this query and MEMLAYERS_SERVER=spawn: start one for the calls that
+    // follow, now that the call has run.
     #[cfg(all(unix, feature = "serve"))]
     serve::spawn_pending();
     out.code
@@ -353,12 +368,7 @@ fn load_config(cli: &Cli) -> Result<Config> {
     Ok(config)
 }
 
-/// Parses `--now`; the error names the field.
-pub fn parse_now(s: &str) -> Result<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|_| Error::bad("now", format!("{s:?} is not an RFC 3339 instant such as 2026-11-29T12:00:00+08:00")))
-}
+pub use crate::files::parse_now;
 
 /// True when the `--config` file sets `timezone`.
 fn config_names_zone(cli: &Cli) -> bool {
@@ -385,6 +395,22 @@ fn recorded_zone(root: &Path) -> Option<chrono_tz::Tz> {
     std::fs::read_to_string(root.join(crate::files::zone::ZONE_FILE))
         .ok()
         .and_then(|t| crate::files::zone::parse(&t).ok())
+}
+
+/// `Ok` when the data root `root` exists; else bad input (exit 2) naming it, for the commands
+/// that only read a root and so must not create one.
+fn require_root(root: &Path) -> Result<()> {
+    if root.exists() {
+        return Ok(());
+    }
+    Err(Error::bad(
+        "data-root",
+        format!(
+            "{} does not exist; nothing was created (check --data-root, the config's dataRoot or DSH_HOME; \
+             `memlayers write` or `import` creates a data root)",
+            root.display()
+        ),
+    ))
 }
 
 fn open(cli: &Cli) -> Result<Memory> {
@@ -419,22 +445,28 @@ fn open(cli: &Cli) -> Result<Memory> {
             config.timezone = zone;
         }
     }
+    // A read command on a data root that does not exist is a mistake (a typo, a wrong
+    // DSH_HOME): exit 2 and create nothing. Writes, imports and the layer writes create it.
+    if matches!(
+        cli.cmd,
+        Cmd::Recall { .. }
+            | Cmd::Recent { .. }
+            | Cmd::ByTag { .. }
+            | Cmd::ByDate { .. }
+            | Cmd::Retrieve { .. }
+            | Cmd::Check
+            | Cmd::Layer(layers::LayerCmd::HotGet | layers::LayerCmd::Stats)
+    ) {
+        require_root(&root)?;
+    }
+    #[cfg(all(unix, feature = "serve"))]
+    if let Cmd::Serve { .. } = cli.cmd {
+        require_root(&root)?;
+    }
     // One process per call: `sync` and `import` mirror everything up front, the long-lived
     // MCP server keeps an inotify watch (Memory::open); every other command checks just the
     // day files it reads (Memory::open_per_call), without a watch that this process would
     // only set up and tear down.
-    // A query on a data root that does not exist answers from an empty one it creates: say so,
-    // or a mistyped --data-root looks like a root without matches.
-    let created = !root.exists()
-        && matches!(
-            cli.cmd,
-            Cmd::Recall { .. }
-                | Cmd::Recent { .. }
-                | Cmd::ByTag { .. }
-                | Cmd::ByDate { .. }
-                | Cmd::Retrieve { .. }
-                | Cmd::Check
-        );
     let mut mem = match cli.cmd {
         Cmd::Check => Memory::open_unsynced(&root, config)?,
         Cmd::Sync { .. } | Cmd::Import { .. } => Memory::open(&root, config)?,
@@ -445,12 +477,6 @@ fn open(cli: &Cli) -> Result<Memory> {
         Cmd::Recall { .. } | Cmd::ByTag { .. } => Memory::open_per_call_scanning(&root, config)?,
         _ => Memory::open_per_call(&root, config)?,
     };
-    if created {
-        eprintln!(
-            "warning: data root {} did not exist; created it, empty (check --data-root, the config's dataRoot or DSH_HOME)",
-            root.display()
-        );
-    }
     for w in mem.warnings() {
         eprintln!("warning: {w}");
     }
@@ -528,10 +554,6 @@ fn run(cli: Cli) -> Result<String> {
             None => mcp::serve_stdio(mem),
         }
         .map(|()| String::new());
-    }
-    #[cfg(all(unix, feature = "serve"))]
-    if let Cmd::Serve { idle_exit } = cli.cmd {
-        return serve::serve(mem, &cli, idle_exit).map(|()| String::new());
     }
     run_cmd(&cli, &mem)
 }
@@ -611,6 +633,6 @@ pub(crate) fn run_cmd(cli: &Cli, mem: &Memory) -> Result<String> {
         #[cfg(feature = "mcp")]
         Cmd::Mcp { .. } => unreachable!("handled by run"),
         #[cfg(all(unix, feature = "serve"))]
-        Cmd::Serve { .. } => unreachable!("handled by run"),
+        Cmd::Serve { .. } => unreachable!("handled by main"),
     }
 }

@@ -1,6 +1,6 @@
 //! One cold-layer entry line: parsing (tolerant) and formatting (strict).
 //!
-//! Format, per dsh-memory-layers v1.2.1 (seeds/002, "数据布局"):
+//! Format, per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Data layout"):
 //!
 //! ```text
 //! - [2026-10-21T03:10:00.000Z] [tag] text
@@ -200,7 +200,8 @@ pub fn parse_line(line: &str) -> LineKind {
 }
 
 /// For a line [`parse_line`] reads as [`LineKind::Other`]: why it looks like an entry that
-/// will not be read, or `None` (issue 14, point 8). Two kinds:
+/// will not be read, or `None` (so `check` can report text no query will find instead of
+/// dropping it silently). Two kinds:
 ///
 /// * near misses of the entry format — another bullet (`* [ts]`, `+ [ts]`), extra or missing
 ///   spaces (`-  [ts]`, `-[ts]`), indentation by spaces or tabs — when what follows the bullet

@@ -1,5 +1,5 @@
 //! Reading the cold files of an existing dsh-memory-layers data root (`--format dsh`): entry
-//! lines are taken as they are (issue 5).
+//! lines are taken as they are (they are already in the canonical format).
 
 use chrono::NaiveDate;
 use chrono_tz::Tz;

@@ -38,7 +38,7 @@ pub const IMPORT_BATCH_DAYS: usize = crate::index::sync::BATCH_FILES;
 /// Entries that close a batch before [`IMPORT_BATCH_DAYS`] days: a batch in memory holds its
 /// entries twice (as planned and segmented for FTS5) and its files' bytes, and at most two
 /// batches are in memory, so this bounds the import's memory for days of up to that many
-/// entries (issue 15: peak RSS ≤ 150 MB; 93 MB for 1M entries over 10 years, 290 a day, ~113
+/// entries (peak RSS ≤ 150 MB; 93 MB for 1M entries over 10 years, 290 a day, ~113
 /// days a batch). A day is never split (its file is written whole), so a larger day is a batch
 /// of its own and the peak grows with the two largest days: two days of 200 000 entries each
 /// (23 MB of text apiece) peaked at 341 MB, where sync, which reads one file at a time, peaked
@@ -109,7 +109,7 @@ impl Store {
         // Days arrive from the scan one by one and are handled in batches: the files of a
         // batch written and fsynced side by side and mirrored in one index
         // transaction (one FTS5 flush instead of one per day: a per-day commit made the import
-        // 6x slower than sync, issue 15). Two stages overlap: a second thread scans the
+        // 6x slower than sync). Two stages overlap: a second thread scans the
         // archive, writes each batch's day files, hashes them and segments their new entries
         // for FTS5; this thread only inserts the written batches into the index, handed over
         // one at a time (batch_full: the first small, so the stages overlap soon). A file is on
@@ -448,7 +448,7 @@ mod tests {
 
     #[test]
     fn batches_close_at_eight_days_first_then_256_days_or_32768_entries() {
-        // The first batch: 8 days (values of the constants, issue 15).
+        // The first batch: 8 days (values of the constants).
         assert!(!batch_full(true, 7, 7 * 290));
         assert!(batch_full(true, 8, 8));
         // Later batches: 256 days…

@@ -97,7 +97,7 @@ impl Store {
         rep.entries = c.query_row("SELECT count(*) FROM entry_rows", [], |r| r.get(0))?;
         // FTS5's row count from its averages record (a contentless table without a docsize
         // table cannot be scanned, migration V11); FTS5 adds one per insert, takes one per delete.
-        let fts = crate::query::bm25::totals(&c)?.rows;
+        let fts = crate::fts5::bm25::totals(&c)?.rows;
         rep.fts_mismatch = fts != rep.entries;
         let mut st = c.prepare("SELECT file, line, reason FROM malformed ORDER BY file, line")?;
         rep.malformed = st
@@ -117,14 +117,14 @@ impl Store {
 }
 
 /// The day files (`cold/…` paths) with an `entry_lens` row but no entries, or holding an
-/// entry whose stored token count (`entry_lens`) is not its text counted again ([`crate::index::lens::tokens_of`] of its segmented tag and
+/// entry whose stored token count (`entry_lens`) is not its text counted again ([`crate::fts5::lens::tokens_of`] of its segmented tag and
 /// content; 65 535 and more are stored saturated): a hand edit of the index, or a count
 /// written under other rules. Queries read such counts as they are; a missing or short row
 /// is counted from the text instead (and reported by the count check above). Segments every
 /// entry: seconds at a million entries.
 fn lens_disagreeing(c: &rusqlite::Connection) -> Result<Vec<String>> {
-    use crate::index::lens::{DayLens, SATURATED, tokens_of};
-    use crate::index::segment::segment;
+    use crate::fts5::lens::{DayLens, SATURATED, tokens_of};
+    use crate::fts5::segment::segment;
     let mut days = std::collections::BTreeSet::new();
     let mut lens = DayLens::default();
     let mut st = c.prepare("SELECT id, tag, content FROM entries ORDER BY id")?;
@@ -133,7 +133,7 @@ fn lens_disagreeing(c: &rusqlite::Connection) -> Result<Vec<String>> {
         let id: i64 = r.get(0)?;
         let (tag, content): (String, String) = (r.get(1)?, r.get(2)?);
         let want = tokens_of(&segment(&tag), &segment(&content));
-        let stored = crate::index::lens::stored_at(&mut lens, c, id)?;
+        let stored = crate::fts5::lens::stored_at(&mut lens, c, id)?;
         let agrees = match stored {
             Some(n) if n == usize::from(SATURATED) => want >= n,
             Some(n) => n == want,

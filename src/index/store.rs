@@ -28,7 +28,7 @@ thread_local! {
 /// Runs `f` with "now" pinned to `now` (a UTC instant) for every [`Store::now`] read on this
 /// thread until it returns (panics included), over any pin of the handle: one call pinned on
 /// a long-lived handle that otherwise reads the clock, as `memlayers serve` answers a CLI call
-/// made with `--now` (issue 15: such calls ran in-process, 8–11 ms over the library for an
+/// made with `--now` (such calls ran in-process, 8–11 ms over the library for an
 /// unwindowed query at 1M entries, against 1.5–2.3 ms through the server). Only this thread:
 /// other callers sharing the handle keep their own clock.
 pub(crate) fn at_instant<R>(now: DateTime<Utc>, f: impl FnOnce() -> R) -> R {
@@ -63,7 +63,8 @@ pub struct Store {
     watch: Mutex<Option<ColdWatch>>,
     /// Changes of the live layer files since their last check (a watching store only).
     pub(crate) layer_watch: Mutex<crate::index::watch::LayerState>,
-    /// Why the data root cannot be written (`None`: it can): queries only (issue 14, point 4).
+    /// Why the data root cannot be written (`None`: it can): queries only (a read-only mount, another
+    /// user's folder).
     pub(crate) read_only: Option<String>,
     /// Where a read-only root's index lives (kept alive: a temporary one is deleted on drop).
     ro_index: Option<index::ReadOnlyIndex>,
@@ -72,8 +73,8 @@ pub struct Store {
     /// back by the throttle left to a later call instead of flushed at drop.
     pub(crate) watching: bool,
     /// Document frequencies of query phrases, kept while the FTS5 index is unchanged
-    /// (`query::bm25`).
-    pub(crate) df_memo: Mutex<crate::query::bm25::DfMemo>,
+    /// (`fts5::bm25`).
+    pub(crate) df_memo: Mutex<crate::fts5::bm25::DfMemo>,
     /// A stat of every cold file started before the index was opened
     /// ([`crate::Memory::open_per_call_scanning`]), taken by the first check that needs one.
     prescan: Mutex<Option<std::thread::JoinHandle<Result<Vec<sync::FileStat>>>>>,
@@ -96,8 +97,8 @@ impl Store {
     /// created.
     ///
     /// `per_call`: this process makes one call and exits (the CLI): the store keeps no inotify
-    /// watch, whose 120-odd watches cost more to add and to close (11–14 ms at 1M entries,
-    /// issue 15) than the call itself, and checks only the day files each query reads
+    /// watch, whose 120-odd watches cost more to add and to close (11–14 ms at 1M entries)
+    /// than the call itself, and checks only the day files each query reads
     /// ([`Store::sync_days`]); its connections leave the WAL for a later checkpoint
     /// ([`index::open`]).
     pub(crate) fn open(root: &Path, config: Config, per_call: bool) -> Result<(Store, OpenState, Vec<String>)> {
@@ -282,19 +283,11 @@ impl Store {
         rep
     }
 
-    /// Brings the index up to date for a query that reads only `scope`'s day files. A
-    /// watching store does what [`Store::sync`] does (its watch covers every file at no cost);
-    /// a per-call store syncs the live layer files, then stats only the day files of `scope`
-    /// (listing only its month folders) and mirrors the ones changed, added or removed there.
-    /// Files outside the scope are left for the query that reads them. Errors: as
-    /// [`Store::sync`].
-    pub fn sync_days(&self, scope: SyncScope) -> Result<SyncReport> {
-        if self.watching || scope == SyncScope::All {
-            return self.sync();
-        }
-        let layers = self.sync_layers(crate::layers::sync::LayerScope::Live, false, None)?;
-        let cold = self.scan_and_apply(false, scope, true, &mut |_| {})?;
-        Ok(SyncReport { layers, ..cold })
+    /// The cold part of [`Store::sync_days`] on a per-call store: stats only the day files of
+    /// `scope` (listing only its month folders) and mirrors the ones changed, added or removed
+    /// there, waiting for the writer lock. Errors: as [`Store::sync`].
+    pub(crate) fn sync_cold_days(&self, scope: SyncScope) -> Result<SyncReport> {
+        self.scan_and_apply(false, scope, true, &mut |_| {})
     }
 
     /// The cold part of a reader's sync ([`Store::sync_reader`]) for `scope`: never waits for
@@ -409,7 +402,7 @@ impl Store {
 /// A day file this process just wrote, with everything its mirror needs
 /// ([`Store::mirror_written_in`]): hashes and segmented entries are computed where the file was
 /// written, so an import does that work on its file thread, beside the index inserts of the
-/// batch before (issue 15: the index thread set the import's pace).
+/// batch before (the index thread set the import's pace).
 #[derive(Debug)]
 pub(crate) struct WrittenFile<'a> {
     /// The file's local date.

@@ -1,6 +1,7 @@
 //! Change detection and mirroring of cold files into the index.
 //!
-//! Split in two, so the decision is testable without I/O (style.md, basic-memory):
+//! Split in two, so the decision is testable without I/O (the same split basic-memory makes between its change
+//! planning and its change detector):
 //! [`plan`] compares what is on disk with what the index knows (size, mtime, inode) and lists
 //! the files to look at and the files gone; [`apply`] reads those files, compares content
 //! hashes, and re-mirrors the days that really changed, in one transaction per batch.
@@ -11,25 +12,18 @@ use std::path::Path;
 use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde::Serialize;
-use sha1::{Digest, Sha1};
 
 use crate::files::entry::{LineKind, parse_line};
 use crate::files::{cold_rel, day_number, day_of_cold_rel};
+use crate::fts5::segment::segment;
 use crate::index::mirror::Known;
-use crate::index::segment::segment;
 use crate::{Error, Result};
 
-/// Bits of an entry id that hold the ordinal inside the day (`id = day << 20 | ordinal`).
-pub const ORDINAL_BITS: u32 = 20;
-/// Most entries one day file can hold in the index; further lines are reported as malformed.
-pub const MAX_ENTRIES_PER_DAY: usize = (1 << ORDINAL_BITS) - 1;
+// The entry-id encoding and the content hash live in `files` (the fts5 layer below uses them).
+pub use crate::files::{MAX_ENTRIES_PER_DAY, ORDINAL_BITS, id_range, sha1_hex};
+
 /// Files re-mirrored per transaction.
 pub const BATCH_FILES: usize = 256;
-
-/// Inclusive id range `[lo, hi]` of the entries of local dates `from..=to`.
-pub fn id_range(from: NaiveDate, to: NaiveDate) -> (i64, i64) {
-    (day_number(from) << ORDINAL_BITS, ((day_number(to) + 1) << ORDINAL_BITS) - 1)
-}
 
 /// What the file system says about one cold file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,7 +103,7 @@ pub struct KnownStat {
 /// from disk. `disk` and `known` must both be sorted by path (bytewise: [`scan_disk`]'s order
 /// and SQLite's `ORDER BY path`). One merge pass that stops at the first difference, without
 /// the map [`plan`] builds: the check a one-call process makes before every query without a
-/// time window, beside the query (issue 15; building the map of 3 445 rows with their hashes
+/// time window, beside the query (building the map of 3 445 rows with their hashes
 /// took 1.5–2.4 ms of that check at 1M entries).
 pub fn changed(disk: &[FileStat], known: &[KnownStat]) -> bool {
     let mut d = disk.iter().peekable();
@@ -294,12 +288,6 @@ pub struct LayerReport {
     pub usage_corrupt: Option<String>,
 }
 
-/// sha1 of bytes, lowercase hex.
-pub fn sha1_hex(bytes: &[u8]) -> String {
-    let d = Sha1::digest(bytes);
-    d.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// Reads, hashes and mirrors the planned files; drops removed ones. Batches of
 /// [`BATCH_FILES`] files per transaction. `progress` is called with the number of files done;
 /// `tz` (the configured zone) is passed to [`mirror_file`].
@@ -371,13 +359,13 @@ pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
         }
     }
     tx.execute("DELETE FROM entry_rows WHERE id BETWEEN ?1 AND ?2", [lo, hi])?;
-    crate::index::lens::delete_day(tx, day_number(day))?;
+    crate::fts5::lens::delete_day(tx, day_number(day))?;
     Ok(())
 }
 
 /// The FTS5 columns of one entry: its tag and its content, segmented ([`segment`]), as
 /// `entries_fts` stores them. Computed apart from the insert so that a caller with a second
-/// thread (an import's file stage) can segment there, beside the index inserts (issue 15).
+/// thread (an import's file stage) can segment there, beside the index inserts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FtsText {
     /// `segment(tag)`.
@@ -477,7 +465,7 @@ pub fn append_indexed(
             record_malformed(tx, &m)?;
         }
     }
-    crate::index::lens::append(tx, day_number(f.day), first_ordinal, &lens)?;
+    crate::fts5::lens::append(tx, day_number(f.day), first_ordinal, &lens)?;
     tx.prepare_cached(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
@@ -544,8 +532,8 @@ pub fn insert_row(
 }
 
 /// Inserts one entry into `entry_rows` and, with its FTS5 columns `fts`, the FTS5 table.
-/// Returns its token count ([`crate::index::lens::tokens_of`]), which the caller stores with
-/// the day's others ([`crate::index::lens::append`]).
+/// Returns its token count ([`crate::fts5::lens::tokens_of`]), which the caller stores with
+/// the day's others ([`crate::fts5::lens::append`]).
 fn insert_entry(
     tx: &Transaction,
     id: i64,
@@ -557,7 +545,7 @@ fn insert_entry(
     insert_row(tx, id, e.ts, &e.tag, &e.content, source.as_deref(), lineno)?;
     let mut ins = tx.prepare_cached("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
     ins.execute(params![id, fts.tag, fts.body])?;
-    Ok(crate::index::lens::tokens_of(&fts.tag, &fts.body))
+    Ok(crate::fts5::lens::tokens_of(&fts.tag, &fts.body))
 }
 
 /// Replaces the index rows of one file with its current content. `bytes` are the file's bytes
@@ -618,7 +606,7 @@ pub fn mirror_file(
     for m in &bad {
         record_malformed(tx, m)?;
     }
-    crate::index::lens::append(tx, day_number(f.day), 0, &lens)?;
+    crate::fts5::lens::append(tx, day_number(f.day), 0, &lens)?;
     tx.execute(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![f.rel, day_s, f.size, f.mtime_ns, f.inode, f.ctime_ns, hash, n as i64],

@@ -1,8 +1,6 @@
 //! The plugin's read-only window tools: `recent`, `by_tag`, `by_date` — indexed range queries
 //! over the entries table (rowid range for dates, the `entries_tag` index for tags).
 
-pub mod bm25;
-pub mod prefix;
 pub mod retrieve;
 pub mod search;
 pub mod stopwords;
@@ -68,8 +66,7 @@ pub fn item_from_row(r: &Row) -> rusqlite::Result<Item> {
 /// The items of `ids` (as the `entries` view, [`ITEM_COLUMNS`], gives them), keyed by id; ids
 /// with no row are absent. One rowid lookup each through one cached statement. Called inside
 /// a query's read transaction (`query::search`); outside one, each lookup opens and ends its
-/// own. A `json_each` list of the ids in one statement cost ~12 000 instructions a row
-/// (issue 15).
+/// own. A `json_each` list of the ids in one statement cost ~12 000 instructions a row.
 ///
 /// The date and instant are formatted here from the id and `ts_off` (migration V8), as the
 /// view's `date()` and `strftime()` would, which cost SQLite ~5 000 instructions a row.
@@ -326,8 +323,9 @@ mod tests {
             std::fs::write(p, text).unwrap();
         }
         let config = crate::Config { timezone: chrono_tz::Asia::Shanghai, ..crate::Config::default() };
-        let m = crate::Memory::open(dir.path(), config).unwrap();
-        let c = m.conn().unwrap();
+        let (store, _, _) = crate::index::Store::open(dir.path(), config, false).unwrap();
+        store.sync().unwrap();
+        let c = store.conn().unwrap();
         let ids: Vec<i64> = c
             .prepare("SELECT id FROM entries ORDER BY id")
             .unwrap()

@@ -1,5 +1,7 @@
-//! `retrieve(query, time_range?, tz?, limit?, explain?)`: time as a gate (spec/temporal.md,
-//! "Using the window"; seeds/001 ADR-0002).
+//! `retrieve(query, time_range?, tz?, limit?, explain?)`: time as a gate: the window
+//! filters before BM25 ranks, and never votes in the ranking (why: docs/time-expressions.md,
+//! "Why time is a gate, not a ranking term"; the rules below are that page's "How `retrieve`
+//! uses the window").
 //!
 //! 1. An explicit `time_range` is used as is; the query text is not parsed for time.
 //! 2. Otherwise `temporal::parse` runs on the query. No time intent → the same
@@ -21,7 +23,7 @@
 //!    reported in `explain`; still nothing → an empty result, never an error.
 //! 6. Time never votes in the ranking of a window. The optional recency decay `exp(-Δt/τ)`
 //!    (config `recencyTauDays`, off by default) is the implicit freshness of queries WITHOUT a
-//!    time window (ADR-0002 §6): a small bounded term of the one score (`search` module docs);
+//!    time window: a small bounded term of the one score (`search` module docs);
 //!    inside a window it is not applied.
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
@@ -30,8 +32,8 @@ use rusqlite::params;
 use serde::Serialize;
 
 use crate::files::{local_date, local_midnight};
+use crate::fts5::segment::{Piece, Probe, pieces};
 use crate::index::Store;
-use crate::index::segment::{Piece, Probe, pieces};
 use crate::index::store::SyncScope;
 use crate::index::sync::id_range;
 use crate::query::search::{Mode, Query, ScoreParts, round4};
@@ -428,7 +430,7 @@ impl Store {
         Ok(match (g.ts, g.days()) {
             // Whole days: the per-file entry counts sync keeps (`files.entries` is the number of
             // ids the day holds), one row per day instead of a walk over every entry row of
-            // the window (26 % of a `去年` call at 1M entries, issue 15).
+            // the window (26 % of a `去年` call at 1M entries).
             (None, SyncScope::Days(a, b)) => c
                 .prepare_cached("SELECT coalesce(sum(entries), 0) FROM files WHERE path BETWEEN ?1 AND ?2")?
                 .query_row(params![crate::files::cold_rel(a), crate::files::cold_rel(b)], |r| r.get(0))?,

@@ -6,7 +6,8 @@
 //! stop characters (的, 了, 我, 吗, …) split CJK runs. What remains of each run is probed by
 //! its bigrams, and a one-character remainder by that character as a prefix ("吃" finds
 //! 「晚饭吃了火锅」). English stop words are dropped whole. If nothing remains, the query is
-//! "window only": the window's entries, newest first (spec/temporal.md rule 4).
+//! "window only": the window's entries, newest first (docs/time-expressions.md, "How
+//! `retrieve` uses the window", rule 4).
 
 /// Multi-character Chinese stop words: question words (什么 怎么 哪里 多少 为什么 …) and
 /// function words (我们 一下 关于 …), longest first where they overlap. Chosen for questions a
@@ -189,14 +190,14 @@ pub const EN_STOP_WORDS: &[&str] = &[
 /// were). NFC first: the split below drops what is not a letter or digit, and a decomposed
 /// `café` (`e` + U+0301, as macOS input or a PDF gives it) would lose its accent. Traditional
 /// Chinese characters are folded to Simplified as the segmenter does
-/// ([`fold_han`](crate::index::segment::fold_han)), so the (Simplified) stop lists remove
+/// ([`fold_han`](crate::fts5::segment::fold_han)), so the (Simplified) stop lists remove
 /// `這個` as they remove `这个`.
 pub fn strip(text: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    let mut s: String = text.nfc().map(crate::index::segment::fold_han).collect();
+    let mut s: String = text.nfc().map(crate::fts5::segment::fold_han).collect();
     for w in CJK_STOP_WORDS {
         // Most stop words cannot occur (their first character is absent): skip them without
-        // building a substring searcher and a new string for each (issue 15: 33 000
+        // building a substring searcher and a new string for each (33 000
         // instructions of every `retrieve`).
         if w.chars().next().is_some_and(|c| s.contains(c)) {
             s = s.replace(w, " ");

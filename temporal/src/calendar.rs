@@ -17,7 +17,7 @@ pub(crate) fn add_days(d: NaiveDate, n: i64) -> Option<NaiveDate> {
 }
 
 /// `d` shifted by `n` calendar months, the day clamped to the target month's length
-/// (Mar 31 − 1 month = Feb 28/29). This is the spec's `shift`.
+/// (Mar 31 − 1 month = Feb 28/29). This is the `shift` of the rolling rows of docs/time-expressions.md.
 pub(crate) fn shift_months(d: NaiveDate, n: i64) -> Option<NaiveDate> {
     let m = Months::new(u32::try_from(n.unsigned_abs()).ok()?);
     if n >= 0 { d.checked_add_months(m) } else { d.checked_sub_months(m) }
@@ -29,7 +29,7 @@ pub(crate) fn shift_ym(y: i32, m: u32, n: i64) -> Option<(i32, u32)> {
     Some((i32::try_from(idx.div_euclid(12)).ok()?, (idx.rem_euclid(12) + 1) as u32))
 }
 
-/// Which third of a month (spec: 月初/上旬 days 1–10, 月中/中旬 11–20, 月底/月末/下旬 21–end).
+/// Which third of a month (月初/上旬 days 1–10, 月中/中旬 11–20, 月底/月末/下旬 21–end).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Third {
     Early,
@@ -38,7 +38,7 @@ pub(crate) enum Third {
 }
 
 /// Which part of a year: 年初 `[Jan 1, Mar 1)`, 年底/年末 `[Nov 1, Jan 1 next)`, 上半年
-/// `[Jan 1, Jul 1)`, 下半年 `[Jul 1, Jan 1 next)` (spec table).
+/// `[Jan 1, Jul 1)`, 下半年 `[Jul 1, Jan 1 next)` (docs/time-expressions.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum YearPart {
     Start,

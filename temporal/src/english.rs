@@ -1,5 +1,5 @@
-//! English expressions relative to today (spec: "English has the same rows, in the forms
-//! people type"): `today` `yesterday` `the day before yesterday` `tomorrow` (+ `morning` …,
+//! English expressions relative to today (the same rows as the Chinese ones, in the forms
+//! people type): `today` `yesterday` `the day before yesterday` `tomorrow` (+ `morning` …,
 //! `tonight`, `last night`, `this morning`), `N days|weeks|months|years ago`, `this|last
 //! week|month|year|quarter|weekend`, `the week|month|year before last`, `last|past N
 //! days|weeks|months|years`, `the past week`, `last Monday`, `this Monday`, `on Monday`, `the
@@ -187,7 +187,7 @@ pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
 /// last week), `the week|month|year before last`.
 pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
     let t = out.t;
-    // `next …` are plans (spec v2: next week, next month, next year, next Monday); `the next
+    // `next …` are plans (next week, next month, next year, next Monday); `the next
     // week` is a span after some other moment, not a window.
     let after_the = super::glue::prev_word(t, i).is_some_and(|w| w == "the");
     for (w, back) in [("this", 0i64), ("last", 1), ("next", -1)] {
@@ -234,7 +234,7 @@ pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
         if let Some(e) = seq(t, k, &["weekend", "before", "last"]) {
             out.push(e, DateSpan::offsets(cx.mon, -9, -7), Grain::Range, Head::Latin, Kind::Relative);
         }
-        // the Wednesday before last: Wednesday of the week before last week (spec v2).
+        // the Wednesday before last: Wednesday of the week before last week.
         if let Some((wd, e)) = weekday(t, k)
             && let Some(e) = t.spaces(e).and_then(|s| seq(t, s, &["before", "last"]))
         {

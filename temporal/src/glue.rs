@@ -222,12 +222,12 @@ pub(crate) fn boundary_after(t: &Text, h: &Hit) -> bool {
 }
 
 /// English prepositions that belong to the time expression right after them (`notes from
-/// March 5`, `what we said at Christmas`): removed with it from the text BM25 scores (spec
-/// "Using the window" rule 3).
+/// March 5`, `what we said at Christmas`): removed with it from the text BM25 scores, so
+/// "notes from last Tuesday" scores `notes`.
 const EN_PREPOSITIONS: [&str; 7] = ["from", "on", "in", "at", "over", "during", "around"];
 
 /// Words after a time expression that only point back at it (`中秋那天`, `21号当天`, `春节的时候`):
-/// removed with it, so BM25 does not score 天 or 时候 (spec "Using the window" rule 3).
+/// removed with it, so BM25 does not score 天 or 时候.
 const ZH_FILLERS: [&str; 8] = ["的那一天", "的那天", "那一天", "那天", "当天", "的时候", "那时候", "那会儿"];
 
 /// `end`, moved forward over one filler of [`ZH_FILLERS`].

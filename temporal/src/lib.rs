@@ -1,4 +1,5 @@
-//! Time expressions in queries → time windows, per spec/temporal.md.
+//! Time expressions in queries → time windows (every expression understood: docs/time-expressions.md in the
+//! memlayers repository).
 //!
 //! [`parse`] reads the first time expression in a query (`前天晚上我吃了什么`, `上个月底的读书笔记`,
 //! `最近7天的开销`, `what did we decide last week`) and returns its window plus the query with the
@@ -26,7 +27,7 @@
 //!
 //! # What is understood
 //!
-//! Every row of the spec table, in simplified and traditional characters (週 個 兩 禮拜 昨日 …)
+//! Every row of the expression table, in simplified and traditional characters (週 個 兩 禮拜 昨日 …)
 //! and in English: day words (今天 … 大前天, 明天 后天, 今晚 昨夜 前晚, 刚才), `N天前` `N周前`
 //! `N个月前` `N年前`, week words (本周 上周 上上周) with weekdays and 周末, bare weekdays,
 //! months (本月 上个月 上上个月 `M月` `YYYY年M月` `YYYY-MM`), years (今年 去年 前年 `YYYY年`),
@@ -39,7 +40,7 @@
 //! word (`3 天前`, `最近 3 个月`). A part of day after a day (`前天晚上`, `yesterday evening`) is
 //! part of the expression and reported in `part_of_day`; the window stays the whole day.
 //!
-//! And the spec's version-2 rows: holidays (`holiday`: 元旦 … 圣诞 and English names, the lunar
+//! And further rows: holidays (`holiday`: 元旦 … 圣诞 and English names, the lunar
 //! 除夕 春节 元宵 端午 七夕 中秋 重阳 and the solar terms 清明 冬至 from `lunar`, with a year in
 //! front, a period after them or 前后), the same day back (去年的今天, 上个月的今天, 上周的今天,
 //! this day last year), bare days of month (21号, the 21st), plans (下周 下周X 下个月 明年, next
@@ -64,7 +65,7 @@
 //! 最近/past to anchor it), bare numbers and fractions (`3/5`, `5-1`), impossible dates
 //! (`2月30日`), counts outside 1..=366, and boundaries (`3月前`, `昨天之前`, `这周三之前`: a
 //! boundary after the longest reading stops every shorter one at that position). The families
-//! of the spec's version-2 traps are tables in the `traps` module: titles and quotations
+//! of the other traps are tables in the `traps` module: titles and quotations
 //! (《后天》), recurrence (每天, 每年春节, every Monday), names (陈明天, 周一帆, 五一路, the Monday
 //! Club, Black Friday).
 
@@ -152,7 +153,7 @@ pub struct TimeWindow {
     /// First local date after the window (exclusive).
     pub end_date: NaiveDate,
     pub grain: Grain,
-    /// True for the spec's fuzzy rows (这两天 这几天 前几天 最近 近来, `recently`, …).
+    /// True for the fuzzy rows (这两天 这几天 前几天 最近 近来, `recently`, …).
     pub fuzzy: bool,
     /// The part of day as written (`晚上`, `晚` of 昨晚, `evening`), if one was named.
     pub part_of_day: Option<String>,

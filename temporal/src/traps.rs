@@ -1,5 +1,5 @@
-//! Things that look like time but are not (spec "More things that are not time windows
-//! (version 2)"), each family a table the scanner reads:
+//! Things that look like time but are not (docs/time-expressions.md, "Not time": a wrong window would hide the
+//! memory), each family a table the scanner reads:
 //!
 //! * **Titles and quotations** ([`QUOTES`]): nothing inside `《…》 「…」 『…』 “…” "…"` is read
 //!   (电影《后天》, 翻唱《去年夏天》); a time expression outside the quotes still counts.

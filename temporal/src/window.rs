@@ -25,7 +25,7 @@ pub(crate) fn build(span: DateSpan, tz: Tz, grain: Grain, fuzzy: bool) -> TimeWi
 }
 
 /// The window of a closed range of local dates given by a caller (`from`/`to`, both
-/// inclusive): `[from 00:00, to+1 00:00)` in `tz` (spec "Frame"). Grain `day` when
+/// inclusive): `[from 00:00, to+1 00:00)` in `tz` (every window is a half-open interval of whole local days). Grain `day` when
 /// `from == to`, else `range`; not fuzzy; no spans, empty `matched`.
 ///
 /// Errors: [`Error::BadInput`] naming `from` when `from > to`, naming `to` when `to` is the

@@ -1,4 +1,4 @@
-//! Chinese expressions relative to today (spec table, today = D, `mon` = Monday of D's week):
+//! Chinese expressions relative to today (docs/time-expressions.md, today = D, `mon` = Monday of D's week):
 //! day words (今天 昨天 前天 大前天 明天 后天, 今晚 昨晚 昨夜 前晚, 刚才), `N天前` / `N周前` /
 //! `N个月前` / `N年前`, week words (本周 上周 上上周 and their weekdays and weekends), bare
 //! weekdays and 周末, rolling windows (最近N天 …) and the fuzzy rows (这两天 这几天 前几天 最近 近来).
@@ -185,7 +185,7 @@ pub(crate) fn weeks(out: &mut Out, i: usize, cx: &Ctx) {
         if let Some(wd) = t.at(j).and_then(weekday_char) {
             out.push_day(j + 1, DateSpan::offsets(mon, i64::from(wd), i64::from(wd) + 1), Head::Word, Kind::Weekday);
         }
-        // 上周的周三, 上周的今天 / 上周今天 (spec v2: [D-7, D-6)).
+        // 上周的周三, 上周的今天 / 上周今天 ([D-7, D-6)).
         let k = t.lit(j, "的").unwrap_or(j);
         if let Some((wd, e)) = weekday_after(t, k).filter(|_| k > j) {
             out.push_day(e, DateSpan::offsets(mon, i64::from(wd), i64::from(wd) + 1), Head::Word, Kind::Weekday);
@@ -270,7 +270,7 @@ const NEAR_LOOKBACK: usize = 8;
 /// 离/距 precedes it in the same clause (离公司最近的 is "nearest to the office").
 pub(crate) fn fuzzy(out: &mut Out, i: usize, cx: &Ctx) {
     let t = out.t;
-    // 前两天 (a couple of days ago) is read as 前几天, like the spec's "a couple of days ago".
+    // 前两天 (a couple of days ago) is read as 前几天, like "a couple of days ago".
     for w in ["前几天", "前些天", "前两天"] {
         if let Some(e) = t.lit(i, w) {
             out.push_fuzzy(e, DateSpan::offsets(cx.today, -7, 0), Grain::Range, Head::Word);

@@ -1,5 +1,5 @@
 //! Property tests of `memlayers_temporal::parse`: determinism, well-formed windows whose length
-//! matches their grain (spec/temporal.md "Frame" and table), spans that point at the matched
+//! matches their grain (half-open intervals of whole local days), spans that point at the matched
 //! text, no panic on arbitrary Unicode and instants in 1970–2100, and long inputs.
 
 use chrono::{DateTime, Datelike, Months, NaiveDate, Utc, Weekday};
@@ -23,8 +23,8 @@ const ZONES: [Tz; 10] = [
     chrono_tz::America::St_Johns,
 ];
 
-/// Pieces that combine into time expressions, near-misses and noise (the spec's first table,
-/// then its version-2 rows and traps).
+/// Pieces that combine into time expressions, near-misses and noise (the expression
+/// table of docs/time-expressions.md, then its further rows and traps).
 const FRAGMENTS: &[&str] = &[
     "上",
     "上周",
@@ -142,7 +142,7 @@ fn next_day(d: NaiveDate) -> NaiveDate {
     d.succ_opt().unwrap()
 }
 
-/// Checks a window against the spec's frame and its grain; returns a description of the first
+/// Checks a window against the frame (half-open, whole local days) and its grain; returns a description of the first
 /// violation.
 fn window_violation(w: &TimeWindow, text: &str, now: DateTime<Utc>, tz: Tz) -> Option<String> {
     let today = now.with_timezone(&tz).date_naive();

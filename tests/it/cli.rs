@@ -165,7 +165,7 @@ fn wal_frames(root: &std::path::Path) -> u64 {
 
 #[test]
 fn one_call_processes_keep_the_wal_short_and_lose_no_usage_hit() {
-    // Issue 15: each CLI call left its usage commit in the WAL, and the next process read the
+    // Before the fix, each CLI call left its usage commit in the WAL, and the next process read the
     // whole WAL back (and never restarted it): 1 167 frames and a year window 4.6 times slower
     // at 1M entries. The WAL a call leaves is now at most 64 frames (PER_CALL_WAL_FRAMES).
     let dir = tempfile::tempdir().unwrap();

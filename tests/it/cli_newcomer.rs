@@ -1,4 +1,4 @@
-//! The command line as a newcomer meets it (issue 11): a Markdown bullet as `write`'s text, a
+//! The command line as a newcomer meets it: a Markdown bullet as `write`'s text, a
 //! negative `--limit`, each subcommand's `--help`, where `write` wrote, where `demo` left its
 //! data root, `summarize week` as a positional, and summaries of empty or future periods.
 

@@ -1,4 +1,4 @@
-//! Issue 2: the Markdown archive mirrored into SQLite — files, index, tools.
+//! The Markdown archive mirrored into SQLite — files, index, tools.
 
 use crate::common;
 
@@ -60,7 +60,7 @@ fn source_markers_come_back_as_objects() {
 #[test]
 fn write_goes_to_the_local_date_file_in_plugin_format() {
     let dir = tempfile::tempdir().unwrap();
-    // 2026-04-11T19:53Z is 2026-04-12 03:53 in Asia/Shanghai (issue 2).
+    // 2026-04-11T19:53Z is 2026-04-12 03:53 in Asia/Shanghai: the file is named after the local date.
     let m = open_at(dir.path(), "2026-04-11T19:53:00Z");
     let r = m
         .write(&WriteArgs {

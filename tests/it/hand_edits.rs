@@ -1,6 +1,15 @@
-//! Issue 14: no lost memory when people and other programs touch the files, and answers while
-//! a big job runs. One test (or more) per numbered point of the issue; each failed before the
-//! fix. Budgets are small here; `tools/reliability.sh` runs the race tests with large ones
+//! No lost memory when people and other programs touch the files, and answers while a big job
+//! runs (docs/reliability.md). One test (or more) per point below; each failed before the fix:
+//!
+//! 1. hand appends and hand rewrites racing memlayers' writes are never lost;
+//! 2. deleting `.lock` does not break the writer lock;
+//! 3. readers answer during an import and a rebuild;
+//! 4. a read-only data root is queried as it is;
+//! 5. a full disk never acknowledges a write that was not stored;
+//! 6. dates the file layout cannot name are refused;
+//! 7. another program's database at `index.sqlite3` is not taken over;
+//! 8. smaller holes (unreadable lines reported, a big usage.json, a torn append).
+//! Budgets are small here; `tools/reliability.sh` runs the race tests with large ones
 //! (`MEMLAYERS_HAND_WRITES`, `MEMLAYERS_LOCK_WRITES`, `MEMLAYERS_IMPORT_DAYS`).
 //!
 //! Points 4 and 5 need a real read-only mount and a real full disk: they bind-mount / mount a
@@ -792,8 +801,8 @@ fn waits_for_flock(pid: u32) -> bool {
     })
 }
 
-/// A big usage.json must not cost many times its size in memory on the first recall (issue
-/// 14, point 8: 674 MB for a 100 MB ledger). The ledger is streamed into the usage table record
+/// A big usage.json must not cost many times its size in memory on the first recall (point 8:
+/// it took 674 MB for a 100 MB ledger). The ledger is streamed into the usage table record
 /// by record and written back from a streamed query, so the peak is about the one copy of
 /// the file's new bytes at write time plus a constant: SQLite's page cache (32 MB per
 /// connection, src/index/mod.rs) and the binary. The promise: peak < 3× the file + 60 MB
@@ -905,7 +914,7 @@ impl Drop for Lease {
     }
 }
 
-/// Issue 14, point 8: the first query after a big usage.json appears (a hand edit, another
+/// Point 8: the first query after a big usage.json appears (a hand edit, another
 /// tool) reads it without holding the writer lock, so writers and other readers are not held
 /// up for the seconds a big ledger takes to parse; only the swap into the index is under the
 /// lock. Deterministic: a write lease stops the query in `open(usage.json)`; while it is
@@ -1013,7 +1022,7 @@ fn a_usage_json_changed_after_its_parse_is_parsed_again() {
     assert_eq!(n as usize, records);
 }
 
-/// Issue 14 point 1, "repairing a torn tail after a crash": a `write` killed in the middle of
+/// Point 1, repairing a torn tail after a crash: a `write` killed in the middle of
 /// its append leaves the first bytes of its line without the rest. Made real and deterministic
 /// with a file-size limit (RLIMIT_FSIZE): the kernel writes the first 10 bytes of the line,
 /// then kills the process with SIGXFSZ at its next write. Nothing was acknowledged. The next

@@ -245,7 +245,7 @@ pub fn serve_stdio(mem: Memory) -> Result<()> {
         .build()
         .map_err(|e| Error::io("<tokio runtime>", e))?;
     // Replies go out before their usage hits are recorded (Memory::defer_hits): about a third
-    // of a day-window mem_retrieve at 1M entries (issue 15).
+    // of a day-window mem_retrieve at 1M entries.
     mem.defer_hits(true);
     let mem = Arc::new(mem);
     let server = Server::new(mem.clone());
@@ -256,7 +256,7 @@ pub fn serve_stdio(mem: Memory) -> Result<()> {
         // description of its own (reopened through /proc/self/fd, so the process's own streams
         // keep their flags); elsewhere it falls back to `stdio()`, whose reads and writes each
         // hop to tokio's blocking thread pool and back (two thread switches per message: ~0.2
-        // ms of a day-window mem_retrieve round trip at 1M entries, issue 15). The pair is what
+        // ms of a day-window mem_retrieve round trip at 1M entries). The pair is what
         // `serve(stdio_pipes())` would turn into a transport itself (AsyncRwTransport).
         let (read, write) = rmcp::transport::stdio_pipes();
         let transport = RecordAfterReply { inner: AsyncRwTransport::new_server(read, write), mem: hits_mem };

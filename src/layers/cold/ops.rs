@@ -13,7 +13,7 @@
 //! even invalid UTF-8) are kept as they are. Dates the layout cannot name (years outside
 //! 0001–9999) are refused.
 //!
-//! A torn append (issue 14 point 1): `O_APPEND` is not atomic against a crash — a process
+//! A torn append: `O_APPEND` is not atomic against a crash — a process
 //! killed in the middle of its `write(2)` (the kernel checks for a fatal signal between
 //! pages), a file-size limit, or a power cut can leave the first part of a line without its
 //! end. Such a line was never acknowledged, but it would stay as a malformed (or, cut at a

@@ -1,4 +1,4 @@
-//! Issue 7, concurrency: several processes write into one data root at once while another
+//! Concurrency: several processes write into one data root at once while another
 //! reads (recall, retrieve, recent, by-tag, hot-get, and the raw files) and another imports an
 //! archive twice. Then: every acknowledged write is present exactly once, every imported
 //! entry exactly once, every important write is a hot candidate (or sunk as expired), no

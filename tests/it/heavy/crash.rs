@@ -1,4 +1,4 @@
-//! Issue 7, crash safety: child processes write, import (and, through the real `memlayers`
+//! Crash safety: child processes write, import (and, through the real `memlayers`
 //! binary, write and import again) into one data root and are killed with SIGKILL at seeded
 //! random points. After every kill, from the files alone:
 //!

@@ -1,4 +1,4 @@
-//! Issue 7, hostile input — fuzz targets as budgeted proptest runs (cargo-fuzz needs nightly
+//! Hostile input — fuzz targets as budgeted proptest runs (cargo-fuzz needs nightly
 //! and libFuzzer; proptest runs on stable, in CI, with shrinking to a minimal failing input):
 //!
 //! | target | input | properties |

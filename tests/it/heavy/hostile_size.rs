@@ -1,4 +1,4 @@
-//! Issue 7, hostile and odd input — size and query syntax: a big day file, a 1 MB single
+//! Hostile and odd input — size and query syntax: a big day file, a 1 MB single
 //! line, many distinct tags, a 100 000-character query → bounded time and memory, clear
 //! errors where a limit applies; FTS5 syntax in user input is always text (recall AND
 //! retrieve), never an operator or an SQL error.

@@ -1,4 +1,4 @@
-//! Reliability suites with large budgets or many child processes (issue 7): crash kills,
+//! Reliability suites with large budgets or many child processes (docs/reliability.md): crash kills,
 //! concurrent writers and readers, fuzz targets, big files. Budgets: see each module.
 
 mod concurrency_stress;

@@ -24,8 +24,8 @@
 use unicode_normalization::UnicodeNormalization;
 
 /// Version of the segmentation rules; stored in the index's `meta` table. 2: Latin words are
-/// followed by their English stem (issue 12). 3: text is NFC-normalised before segmenting
-/// (issue 14). 4: the kana sound marks U+3099–309C, U+30A0 and the katakana middle dot U+30FB
+/// followed by their English stem (`meetings` finds *meeting*). 3: text is NFC-normalised before
+/// segmenting (`café` typed precomposed finds it written with a combining accent). 4: the kana sound marks U+3099–309C, U+30A0 and the katakana middle dot U+30FB
 /// separate runs ([`is_cjk`]). 5: the token counts stored for BM25 (`entry_lens`) count a word
 /// with combining marks as FTS5 does ([`word_tokens`]). 6: and go on through the diacritics
 /// that continue an FTS5 token ([`is_fts5_diacritic`]). 7: Traditional Chinese characters
@@ -37,11 +37,11 @@ pub const TOKENIZER_VERSION: i64 = 7;
 /// `a` → `a`. One character for one, so bigrams and BM25 token counts keep their positions;
 /// folding twice is folding once. The table: OpenCC's character dictionaries (Apache-2.0; the
 /// first candidate of TSCharacters, with the reversed TW/HK variant tables), generated into
-/// `src/index/t2s.rs` by `tools/gen_t2s.py`, whose header gives the commit and the licence.
+/// `src/fts5/t2s.rs` by `tools/gen_t2s.py`, whose header gives the commit and the licence.
 /// Words of other lengths (`軟體` → `软件`, OpenCC's phrase tables) are not folded.
 ///
 /// ```
-/// use memlayers::index::segment::fold_han;
+/// use memlayers::fts5::segment::fold_han;
 /// assert_eq!(fold_han('積'), '积');
 /// assert_eq!(fold_han('积'), '积');
 /// assert_eq!(fold_han('a'), 'a');
@@ -51,18 +51,18 @@ pub fn fold_han(c: char) -> char {
     if (c as u32) < 0x3400 {
         return c;
     }
-    match crate::index::t2s::T2S.binary_search_by_key(&c, |&(t, _)| t) {
-        Ok(i) => crate::index::t2s::T2S[i].1,
+    match crate::fts5::t2s::T2S.binary_search_by_key(&c, |&(t, _)| t) {
+        Ok(i) => crate::fts5::t2s::T2S[i].1,
         Err(_) => c,
     }
 }
 
 /// The characters that [`fold_han`] turns into `s`, `s` first: `积` → `积`, `積`; `台` → `台`,
 /// `枱`, `檯`, `臺`, `颱`. For matching folded probes against text as written (the window scan's
-/// byte pre-filter, `query::bm25::Prefilter`). A linear pass over the table (3 234 pairs).
+/// byte pre-filter, `fts5::bm25::Prefilter`). A linear pass over the table (3 234 pairs).
 pub fn unfolded(s: char) -> Vec<char> {
     let mut out = vec![s];
-    out.extend(crate::index::t2s::T2S.iter().filter(|&&(_, v)| v == s).map(|&(t, _)| t));
+    out.extend(crate::fts5::t2s::T2S.iter().filter(|&&(_, v)| v == s).map(|&(t, _)| t));
     out
 }
 
@@ -72,7 +72,7 @@ pub fn unfolded(s: char) -> Vec<char> {
 /// (Porter2) algorithm, the one Lucene/Tantivy use.
 ///
 /// ```
-/// use memlayers::index::segment::stem;
+/// use memlayers::fts5::segment::stem;
 /// assert_eq!(stem("meetings").as_deref(), Some("meet"));
 /// assert_eq!(stem("painted").as_deref(), Some("paint"));
 /// assert_eq!(stem("paint"), None);
@@ -118,7 +118,7 @@ pub use memlayers_temporal::days::is_cjk;
 /// alphabetic (Devanagari vowel signs and virama, Arabic harakat, Hebrew points, Thai and
 /// Tibetan vowel marks: categories `Mn`, `Mc`), which `unicode61` reads as separators:
 /// `दृष्टि` is one word here and 3 tokens to FTS5 (द, ष, ट), a lone `ོ` none. BM25's document
-/// length is FTS5's count ([`crate::index::lens`], `query::bm25`; a newcomer's test found the
+/// length is FTS5's count ([`crate::fts5::lens`], `fts5::bm25`; a newcomer's test found the
 /// word count 10 where FTS5 holds 14). The rules: SQLite's `fts5_tokenize.c`
 /// (`unicode61Tokenize`). The categories: the `regex` crate's Unicode tables, which are newer
 /// than SQLite's: characters assigned or recategorised since (marks of recent Unicode
@@ -127,7 +127,7 @@ pub use memlayers_temporal::days::is_cjk;
 /// points of U+0000–U+2FFFF, none in everyday text).
 ///
 /// ```
-/// use memlayers::index::segment::word_tokens;
+/// use memlayers::fts5::segment::word_tokens;
 /// assert_eq!(word_tokens("token"), 1);
 /// assert_eq!(word_tokens("消耗"), 1);
 /// assert_eq!(word_tokens("दृष्टि"), 3);
@@ -224,7 +224,7 @@ pub fn pieces(text: &str) -> Vec<Piece> {
 /// Segments text for the FTS5 index: tokens separated by single spaces (see module docs).
 ///
 /// ```
-/// assert_eq!(memlayers::index::segment::segment("Token消耗很大, 翻唱!"), "token 消耗 耗很 很大 大 翻唱 唱");
+/// assert_eq!(memlayers::fts5::segment::segment("Token消耗很大, 翻唱!"), "token 消耗 耗很 很大 大 翻唱 唱");
 /// ```
 pub fn segment(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
@@ -363,7 +363,7 @@ mod tests {
     /// run: bigrams and token counts keep their positions), and folding is idempotent.
     #[test]
     fn fold_table_is_sorted_cjk_and_idempotent() {
-        let t = &crate::index::t2s::T2S;
+        let t = &crate::fts5::t2s::T2S;
         assert!(t.windows(2).all(|w| w[0].0 < w[1].0));
         for &(a, b) in t.iter() {
             assert!(is_cjk(a) && is_cjk(b), "{a} {b}");
