@@ -502,7 +502,24 @@ fn write_note(mem: &Memory, r: &crate::layers::cold::WriteResult, defaulted: boo
         (false, false) => "already in (not written twice)",
     };
     let how = if defaulted { " (default data root: pass --data-root DIR to choose another)" } else { "" };
-    format!("memlayers: {what} {file}{how}")
+    let mut note = format!("memlayers: {what} {file}{how}");
+    if let Some(zone) = &r.zone_recorded {
+        note.push('\n');
+        note.push_str(&zone_note(mem.root(), zone));
+    }
+    note
+}
+
+/// The stderr line of a call that recorded a new data root's zone (the first write, an
+/// import): which zone now dates its day files, and that it cannot be changed in place.
+fn zone_note(root: &Path, zone: &str) -> String {
+    format!(
+        "memlayers: recorded {zone} as the zone of data root {} ({}): it dates every day file and cannot be \
+         changed in place (pass --tz on the first call to choose another; to move a root to another zone, \
+         import it into a new root made with --tz)",
+        root.display(),
+        crate::files::zone::ZONE_FILE
+    )
 }
 
 fn run(cli: Cli) -> Result<String> {
@@ -626,6 +643,9 @@ pub(crate) fn run_cmd(cli: &Cli, mem: &Memory) -> Result<String> {
             let rep = rep?;
             for w in &rep.warnings {
                 eprintln!("warning: {w}");
+            }
+            if rep.zone_recorded {
+                eprintln!("{}", zone_note(mem.root(), &rep.zone));
             }
             render(&rep, compact)
         }

@@ -2,9 +2,9 @@
 
 use serde::Serialize;
 
+use crate::Result;
 use crate::index::Store;
 use crate::index::sync::{Malformed, scan_disk, sha1_hex};
-use crate::{Error, Result};
 
 /// What `check` found. `clean` is true when the index mirrors the files exactly.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -13,8 +13,8 @@ pub struct CheckReport {
     /// True when nothing below is non-empty (malformed lines and temp files do not count:
     /// they are reported, but the index is consistent with them).
     pub clean: bool,
-    /// True when nothing under `cold/` needs a person's look: no `malformed` report and nothing
-    /// `ignored`. `clean` can be true while this is false (the index mirrors the files, but
+    /// True when nothing under `cold/` needs a person's look: no `malformed` report, nothing
+    /// `ignored` and nothing `unreadable`. `clean` can be true while this is false (the index mirrors the files, but
     /// some hand-written text in them is not an entry any query can find, or sits on the
     /// wrong day).
     pub all_read: bool,
@@ -39,12 +39,42 @@ pub struct CheckReport {
     pub integrity: String,
     /// Entry-looking lines that could not be read.
     pub malformed: Vec<Malformed>,
+    /// Text in day files that is not a list item (prose typed between entries,
+    /// [`crate::files::entry::is_prose`]): kept as it is and not indexed, so no query finds it;
+    /// one report per file. Headings, blank lines and list items are not counted. Does not
+    /// make `allRead` false: a day file may hold notes. Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prose: Vec<Prose>,
+    /// Day files that cannot be read (permissions, I/O errors), as `path: reason`: not in the
+    /// index, which answers from the other files. Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<String>,
     /// Leftover temp files from interrupted writes (never read as data; safe to delete).
     pub temp_files: Vec<String>,
     /// Files and folders under `cold/` that are not read because they do not follow the
     /// layout `cold/YYYY-MM/YYYY-MM-DD.md` (a day file in another month's folder, an
     /// impossible date, notes, symlinks): reported so a misplaced file is not silently lost.
     pub ignored: Vec<String>,
+}
+
+/// Text of one day file that is not a list item ([`CheckReport::prose`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Prose {
+    /// The day file, relative to the data root.
+    pub file: String,
+    /// 1-based number of its first such line.
+    pub first_line: usize,
+    /// How many such lines it holds.
+    pub lines: usize,
+}
+
+/// The [`Prose`] report of a day file's bytes, `None` when it holds no such text.
+fn prose_in(file: &str, bytes: &[u8]) -> Option<Prose> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut lines = text.split('\n').enumerate().filter(|(_, l)| crate::files::entry::is_prose(l));
+    let (first, _) = lines.next()?;
+    Some(Prose { file: file.to_string(), first_line: first + 1, lines: 1 + lines.count() })
 }
 
 impl Store {
@@ -65,15 +95,18 @@ impl Store {
         }
         let known = crate::index::mirror::known(&c, crate::index::mirror::Table::Files)?;
         for f in &disk {
-            match known.get(&f.rel) {
-                None => rep.not_indexed.push(f.rel.clone()),
-                Some(k) => {
-                    let path = self.root().join(&f.rel);
-                    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-                    if sha1_hex(&bytes) != k.hash {
-                        rep.stale.push(f.rel.clone());
-                    }
-                }
+            let path = self.root().join(&f.rel);
+            let read = std::fs::read(&path).map(|b| {
+                rep.prose.extend(prose_in(&f.rel, &b));
+                known.get(&f.rel).map(|k| sha1_hex(&b) != k.hash)
+            });
+            match read {
+                Ok(None) => rep.not_indexed.push(f.rel.clone()),
+                Ok(Some(true)) => rep.stale.push(f.rel.clone()),
+                Ok(Some(false)) => {}
+                // Gone since the scan: as if never listed.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => rep.unreadable.push(format!("{}: {e}", f.rel)),
             }
         }
         let on_disk: std::collections::HashSet<&str> = disk.iter().map(|f| f.rel.as_str()).collect();
@@ -111,7 +144,7 @@ impl Store {
             && rep.gone.is_empty()
             && rep.count_mismatch.is_empty()
             && !rep.fts_mismatch;
-        rep.all_read = rep.malformed.is_empty() && rep.ignored.is_empty();
+        rep.all_read = rep.malformed.is_empty() && rep.ignored.is_empty() && rep.unreadable.is_empty();
         Ok(rep)
     }
 }

@@ -42,6 +42,19 @@ pub(crate) fn at_instant<R>(now: DateTime<Utc>, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// The system clock, truncated to milliseconds (the precision of entry timestamps): the one
+/// place the engine reads it.
+fn system_now() -> DateTime<Utc> {
+    #[allow(clippy::disallowed_methods)] // the one place that reads the clock
+    let n = Utc::now();
+    DateTime::from_timestamp_millis(n.timestamp_millis()).unwrap_or(n)
+}
+
+/// How far a pinned clock may run ahead of the system clock before the usage ledger stops
+/// following it ([`Store::ledger_now`]): one day, the most two honest clocks differ by when
+/// one of them reads a local time as UTC (zones span UTC−12 to UTC+14).
+pub const LEDGER_CLOCK_LEAD: chrono::Duration = chrono::Duration::days(1);
+
 /// An open data root: path, configuration, index pool, lock and clock.
 #[derive(Debug)]
 pub struct Store {
@@ -49,6 +62,9 @@ pub struct Store {
     pub(crate) config: Config,
     /// The zone the root's files are dated in (`files::zone`: recorded in memlayers.json).
     partition_tz: Tz,
+    /// True from an open that recorded the zone (a new data root) until the first write or
+    /// import through this handle reports it ([`Store::take_zone_recorded`]).
+    zone_created: AtomicBool,
     pool: DbPool,
     fixed_now: Option<DateTime<Utc>>,
     /// True while this handle holds usage hits not yet written to usage.json (usage ops).
@@ -132,6 +148,7 @@ impl Store {
             root,
             config,
             partition_tz: zone.zone,
+            zone_created: AtomicBool::new(zone.created),
             pool,
             fixed_now: None,
             usage_pending: Default::default(),
@@ -164,11 +181,29 @@ impl Store {
     /// handle's ([`Store::pin_now`]), else the system clock truncated to milliseconds (the
     /// precision of entry timestamps).
     pub fn now(&self) -> DateTime<Utc> {
-        CALL_NOW.with(std::cell::Cell::get).or(self.fixed_now).unwrap_or_else(|| {
-            #[allow(clippy::disallowed_methods)] // the one place that reads the clock
-            let n = Utc::now();
-            DateTime::from_timestamp_millis(n.timestamp_millis()).unwrap_or(n)
-        })
+        CALL_NOW.with(std::cell::Cell::get).or(self.fixed_now).unwrap_or_else(system_now)
+    }
+
+    /// True when "now" is pinned ([`at_instant`], [`Store::pin_now`]), false when it is the
+    /// system clock's.
+    pub(crate) fn clock_pinned(&self) -> bool {
+        CALL_NOW.with(std::cell::Cell::get).or(self.fixed_now).is_some()
+    }
+
+    /// The instant the usage ledger records for what is done now: [`Store::now`], except that a
+    /// pinned clock more than [`LEDGER_CLOCK_LEAD`] ahead of the system clock (`--now 2035-…`)
+    /// records at the system clock's instant. A hit moves its record's decay anchor to the
+    /// instant it is recorded at, and decay only runs forward from the anchor: one call from a
+    /// far-future clock would otherwise stop the decay of every record it hit until the real
+    /// clock caught up (a weight held at 62 for years). A pinned clock in the past, or less than
+    /// a day ahead (a zone mistaken for UTC, a skewed machine), is recorded as it is.
+    pub(crate) fn ledger_now(&self) -> DateTime<Utc> {
+        let now = self.now();
+        if !self.clock_pinned() {
+            return now;
+        }
+        let real = system_now();
+        if now - real > LEDGER_CLOCK_LEAD { real } else { now }
     }
 
     /// Today's local date in the zone the root's files are dated in ([`Store::tz`]).
@@ -190,6 +225,13 @@ impl Store {
     /// else the configured one. It partitions cold files by local date.
     pub fn tz(&self) -> Tz {
         self.partition_tz
+    }
+
+    /// `Some(zone)` the first time a write or an import through this handle asks, when opening
+    /// it recorded the zone of a new data root in `memlayers.json` ([`crate::files::zone`]:
+    /// how a root's zone is chosen, and why it cannot change in place); `None` otherwise.
+    pub(crate) fn take_zone_recorded(&self) -> Option<Tz> {
+        self.zone_created.swap(false, std::sync::atomic::Ordering::Relaxed).then_some(self.partition_tz)
     }
 
     /// The configured zone (`--tz`, config `timezone`): frames time expressions. Differs from

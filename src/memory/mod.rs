@@ -33,7 +33,7 @@ use crate::layers::usage::Ledger;
 use crate::query::ListResult;
 use crate::query::retrieve::{RetrieveArgs, RetrieveResult};
 use crate::query::search::{Mode, RecallResult};
-use crate::{Config, Result};
+use crate::{Config, Error, Result};
 
 /// Usage hits held back by [`Memory::defer_hits`] and taken by [`Memory::take_deferred_hits`]:
 /// per query, the instant it ran (UTC) and the contents of the items it returned.
@@ -83,7 +83,15 @@ impl Memory {
     pub fn open_per_call(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
         let (store, state, warnings) = Store::open(root.as_ref(), config, true)?;
         let open_report = match state {
-            OpenState::Fresh => store.sync_with_progress(true, &mut |_| {})?,
+            // A new or rebuilt index: mirror every file, waiting up to `lockTimeoutMs` for a
+            // process doing the same (the first call after the index was deleted rebuilds it
+            // under the writer lock, for minutes at a million entries). Still busy after that
+            // wait: answer from what the rebuild has committed so far, marked `stale` — a query
+            // never fails because a rebuild is under way.
+            OpenState::Fresh => match store.sync_with_progress(true, &mut |_| {}) {
+                Err(Error::LockTimeout { .. }) => SyncReport { stale: true, ..SyncReport::default() },
+                r => r?,
+            },
             OpenState::Current => SyncReport::default(),
         };
         Ok(Memory { store, open_report, warnings })

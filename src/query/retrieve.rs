@@ -452,24 +452,8 @@ impl Store {
 
     fn window_newest(&self, g: Gate, limit: usize) -> Result<Vec<(Item, ScoreParts)>> {
         let c = self.conn()?;
-        let mut st = c.prepare_cached(window_sql(g.ts.is_some()))?;
-        let rows = match g.ts {
-            None => st
-                .query_map(params![g.range.0, g.range.1, limit as i64], item_from_row)?
-                .collect::<rusqlite::Result<Vec<_>>>()?,
-            Some((a, b)) => st
-                .query_map(
-                    params![
-                        g.range.0,
-                        g.range.1,
-                        limit as i64,
-                        crate::files::entry::format_ts(a),
-                        crate::files::entry::format_ts(b)
-                    ],
-                    item_from_row,
-                )?
-                .collect::<rusqlite::Result<Vec<_>>>()?,
-        };
+        let ms = g.ts.map(|(a, b)| (a.timestamp_millis(), b.timestamp_millis()));
+        let rows = crate::query::newest_in_range(&c, g.range, ms, limit)?;
         let ws = self.weights_on(&c, &rows);
         Ok(rows
             .into_iter()
@@ -493,14 +477,8 @@ fn asks(content: &str) -> bool {
     content.trim_end().ends_with(['?', '？'])
 }
 
-/// SQL of a window-only listing (rowid range, optional exact UTC filter), newest first.
+/// SQL of a window-only listing's keys (rowid range, optional exact UTC filter), read newest
+/// date first and ordered by [`crate::query::newest_in_range`].
 pub fn window_sql(ts_filter: bool) -> &'static str {
-    if ts_filter {
-        // crate::query::ts_filter_sql("e", 4, 5), written out for a static string.
-        "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 \
-         AND e.ts_ms >= CAST(round((julianday(?4) - 2440587.5) * 86400000) AS INTEGER) \
-         AND e.ts_ms < CAST(round((julianday(?5) - 2440587.5) * 86400000) AS INTEGER) ORDER BY e.id DESC LIMIT ?3"
-    } else {
-        crate::query::WINDOW_SQL
-    }
+    if ts_filter { crate::query::WINDOW_TS_SQL } else { crate::query::WINDOW_SQL }
 }

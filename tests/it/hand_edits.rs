@@ -661,23 +661,29 @@ fn near_miss_lines_and_bullets_without_timestamp_are_reported() {
         " - [2026-10-21T04:03:00.000Z] [t] 前导空格", // 5
         "-[2026-10-21T04:04:00.000Z] [t] 没空格",     // 6
         "\t- [2026-10-21T04:05:00.000Z] [t] 制表符",  // 7
-        "- 买了乌龙茶",                               // 8 bullet without timestamp
+        "- 买了乌龙茶",                               // 8 bullet without timestamp: an entry, time unknown
         "",                                           // 9
-        "随手记的一段话",                             // 10 prose: not reported
+        "随手记的一段话",                             // 10 prose: kept, listed by check apart
         "- [2026-10-19T04:00:00.000Z] [t] 日期不对",  // 11 entry of another local date
     ];
     put(dir.path(), "cold/2026-10/2026-10-21.md", &(lines.join("\n") + "\n"));
     let m = Memory::open(dir.path(), config()).unwrap();
     let reported: Vec<i64> = m.open_report().malformed.iter().map(|b| b.line).collect();
-    assert_eq!(reported, [3, 4, 5, 6, 7, 8, 11], "{:?}", m.open_report().malformed);
+    assert_eq!(reported, [3, 4, 5, 6, 7, 11], "{:?}", m.open_report().malformed);
     let chk = Memory::open_unsynced(dir.path(), config()).unwrap().check().unwrap();
-    assert_eq!(chk.malformed.iter().map(|b| b.line).collect::<Vec<_>>(), [3, 4, 5, 6, 7, 8, 11]);
-    assert!(chk.malformed[6].reason.contains("2026-10-19"), "{:?}", chk.malformed[6]);
+    assert_eq!(chk.malformed.iter().map(|b| b.line).collect::<Vec<_>>(), [3, 4, 5, 6, 7, 11]);
+    // The prose is kept and listed apart: one file, first at line 10, one line.
+    let prose: Vec<(&str, usize, usize)> = chk.prose.iter().map(|p| (p.file.as_str(), p.first_line, p.lines)).collect();
+    assert_eq!(prose, [("cold/2026-10/2026-10-21.md", 10, 1)]);
+    assert!(chk.malformed[5].reason.contains("2026-10-19"), "{:?}", chk.malformed[5]);
     // The index mirrors the file (clean), but not everything in it is readable memory.
     assert_eq!((chk.clean, chk.all_read), (true, false));
     // The entry of another date is still indexed (it is a valid line); the near misses are not.
     assert_eq!(m.recall("日期不对", None, None).unwrap().matched, 1);
     assert_eq!(m.recall("星号", None, None).unwrap().matched, 0);
+    // The bullet without a timestamp is a memory of the file's day.
+    let tea = m.recall("乌龙茶", None, None).unwrap();
+    assert_eq!((tea.items.len(), tea.items[0].ts_known), (1, false));
 }
 
 #[test]

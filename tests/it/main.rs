@@ -36,6 +36,7 @@ mod ranking;
 mod recall_parity;
 mod retrieval_eval;
 mod retrieve;
+mod robust_files;
 mod root_zone;
 mod serve;
 mod shared_counts;

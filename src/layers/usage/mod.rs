@@ -289,6 +289,21 @@ impl Record {
         self.last_decay_at.get_or_insert(now);
     }
 
+    /// Sets every instant of the record more than a day after `now` (the system clock's) to
+    /// `now`: a far-future clock's hit no longer holds its decay back (decay runs forward from
+    /// the anchor only). The weight is kept. Returns true when the record changed.
+    pub fn unfreeze(&mut self, now: DateTime<Utc>) -> bool {
+        let limit = now + Duration::days(1);
+        let mut changed = false;
+        for t in [&mut self.first_hit_at, &mut self.last_hit_at, &mut self.last_decay_at] {
+            if t.is_some_and(|t| t > limit) {
+                *t = Some(now);
+                changed = true;
+            }
+        }
+        changed
+    }
+
     /// Applies decay up to `now`; returns true when the record changed.
     fn decay(&mut self, now: DateTime<Utc>, half_life_days: f64) -> bool {
         let Some(anchor) = self.last_decay_at.or(self.last_hit_at).or(self.first_hit_at) else {

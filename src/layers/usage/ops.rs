@@ -55,7 +55,7 @@ impl Store {
         if items.is_empty() || self.read_only.is_some() {
             return;
         }
-        let now = self.now();
+        let now = self.ledger_now();
         if self.defer_hits.load(Ordering::Relaxed) {
             let contents = items.iter().map(|i| i.content().to_string()).collect();
             self.deferred_hits.lock().unwrap_or_else(|e| e.into_inner()).push((now, contents));
@@ -128,6 +128,7 @@ impl Store {
         }
         drop(index);
         let hl = self.config().half_life_days;
+        let real_clock = !self.clock_pinned();
         let mut c = self.conn()?;
         let tx = c.transaction()?;
         {
@@ -153,6 +154,9 @@ impl Store {
                 let (row, mut rec) = match found {
                     // Decayed to now before the hit (the plugin decays on every read).
                     Some((rowid, mut rec, no_text)) => {
+                        if real_clock {
+                            rec.unfreeze(now);
+                        }
                         rec.decay(now, hl);
                         (Some((rowid, no_text)), rec)
                     }
@@ -237,9 +241,12 @@ impl Store {
     /// file's; never creates a file for an empty ledger. Records the write instant. Returns
     /// true when the file was written.
     pub(crate) fn write_usage_file(&self, lock: &WriterLock) -> Result<bool> {
-        let now = self.now();
+        let now = self.ledger_now();
         let mut c = self.conn()?;
         let tx = c.transaction()?;
+        if !self.clock_pinned() {
+            unfreeze_all(&tx, now)?;
+        }
         decay_due(&tx, now, self.config().half_life_days)?;
         let bytes = file_bytes(&tx)?;
         let empty: bool = tx.query_row("SELECT NOT EXISTS (SELECT 1 FROM usage)", [], |r| r.get(0))?;

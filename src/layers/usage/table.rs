@@ -414,6 +414,23 @@ pub fn file_bytes(c: &Connection) -> Result<Vec<u8>> {
     Ok(out)
 }
 
+/// Undoes, on the system clock's `now`, what a far-future clock left in the ledger: every
+/// instant more than [`LEDGER_CLOCK_LEAD`](crate::index::store::LEDGER_CLOCK_LEAD) after `now`
+/// (ledgers written before [`Store::ledger_now`](crate::index::Store::ledger_now) existed, or by
+/// another program) is set to `now`, so decay runs again from today ([`Record::unfreeze`] for one
+/// record). The weight is kept. Returns the records changed. One scan of the ledger, run before
+/// usage.json is written (which reads every record anyway).
+pub fn unfreeze_all(c: &Connection, now: DateTime<Utc>) -> Result<usize> {
+    let limit = format_ts(now + crate::index::store::LEDGER_CLOCK_LEAD);
+    let now = format_ts(now);
+    let mut n = 0;
+    for col in ["first_hit_at", "last_hit_at", "last_decay_at"] {
+        let sql = format!("UPDATE usage SET {col} = ?1 WHERE {col} > ?2");
+        n += c.prepare_cached(&sql)?.execute([&now, &limit])?;
+    }
+    Ok(n)
+}
+
 /// Records decayed per statement batch in [`decay_due`].
 pub(crate) const DECAY_BATCH: usize = 4096;
 
