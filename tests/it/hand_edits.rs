@@ -9,6 +9,7 @@
 //! 6. dates the file layout cannot name are refused;
 //! 7. another program's database at `index.sqlite3` is not taken over;
 //! 8. smaller holes (unreadable lines reported, a big usage.json, a torn append).
+//!
 //! Budgets are small here; `tools/reliability.sh` runs the race tests with large ones
 //! (`MEMLAYERS_HAND_WRITES`, `MEMLAYERS_LOCK_WRITES`, `MEMLAYERS_IMPORT_DAYS`).
 //!
