@@ -721,6 +721,9 @@ impl Counter {
         for c in chars {
             surely &= surely_nfc_char(c);
             if is_cjk(c) {
+                // Traditional characters count as their Simplified forms, as the segmenter
+                // indexes them.
+                let c = crate::fts5::segment::fold_han(c);
                 if !word.is_empty() {
                     n += end_word(shapes, f, word, w);
                 }
