@@ -6,7 +6,8 @@
 //! stop characters (的, 了, 我, 吗, …) split CJK runs. What remains of each run is probed by
 //! its bigrams, and a one-character remainder by that character as a prefix ("吃" finds
 //! 「晚饭吃了火锅」). English stop words are dropped whole. If nothing remains, the query is
-//! "window only": the window's entries, newest first (spec/temporal.md rule 4).
+//! "window only": the window's entries, newest first (docs/time-expressions.md, "How
+//! `retrieve` uses the window", rule 4).
 
 /// Multi-character Chinese stop words: question words (什么 怎么 哪里 多少 为什么 …) and
 /// function words (我们 一下 关于 …), longest first where they overlap. Chosen for questions a
@@ -252,6 +253,11 @@ pub const CJK_FRAMES: &[&str] = &[
     "名字",
 ];
 
+/// Content words that hold a stop character ([`CJK_STOP_CHARS`]) and would otherwise be cut
+/// in two (吉他 → 吉, found reviewing real questions): guitar, allergy, repaying, catching a
+/// chill, a partner, across the street.
+pub const CJK_KEEP: &[&str] = &["吉他", "过敏", "还款", "还钱", "着凉", "对象", "对面"];
+
 /// English question frames scored as nothing (soft, as [`CJK_FRAMES`]): "remind me", "our
 /// previous conversation", "I mentioned", "I was wondering", "in total". Contextual frames are
 /// in [`strip`]: `many`/`much`/`long`/`often` after `how`, `kind`/`type`/`sort`/`number`/
@@ -263,6 +269,9 @@ pub const EN_FRAMES: &[&str] =
 /// text (NFC, as the segmenter reads it) with what was removed replaced by spaces (so no bigram
 /// can span where it was). NFC first: the split below drops what is not a letter or digit, and
 /// a decomposed `café` (`e` + U+0301, as macOS input or a PDF gives it) would lose its accent.
+/// Traditional Chinese characters are folded to Simplified as the segmenter does
+/// ([`fold_han`](crate::fts5::segment::fold_han)), so the (Simplified) stop lists remove `這個`
+/// as they remove `这个`.
 ///
 /// English contractions and possessives lose their clitic (`what's` → `what`, `Melanie's` →
 /// `Melanie`, `didn't` → `did`, `won't` → `will`) and a one-letter Latin word is never scored:
@@ -272,7 +281,7 @@ pub const EN_FRAMES: &[&str] =
 /// is kept ("名字" alone still searches for 名字).
 pub fn strip(text: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    let nfc: String = text.nfc().collect();
+    let nfc: String = text.nfc().map(crate::fts5::segment::fold_han).collect();
     let framed = strip_with(&nfc, true);
     if framed.is_empty() { strip_with(&nfc, false) } else { framed }
 }
@@ -284,14 +293,29 @@ fn strip_with(text: &str, frames: bool) -> String {
     for list in cjk_lists {
         for w in *list {
             // Most stop words cannot occur (their first character is absent): skip them without
-            // building a substring searcher and a new string for each (issue 15: 33 000
-            // instructions of every `retrieve`).
+            // building a substring searcher and a new string for each (33 000 instructions
+            // of every `retrieve`).
             if w.chars().next().is_some_and(|c| s.contains(c)) {
                 s = s.replace(w, " ");
             }
         }
     }
-    let s: String = s.chars().map(|c| if CJK_STOP_CHARS.contains(&c) { ' ' } else { c }).collect();
+    // Stop characters split CJK runs, except inside a content word that holds one (吉他).
+    let chars: Vec<char> = s.chars().collect();
+    let mut kept_chars = vec![false; chars.len()];
+    for w in CJK_KEEP {
+        let wc: Vec<char> = w.chars().collect();
+        for i in 0..(chars.len() + 1).saturating_sub(wc.len()) {
+            if chars[i..i + wc.len()] == wc[..] {
+                kept_chars[i..i + wc.len()].fill(true);
+            }
+        }
+    }
+    let s: String = chars
+        .iter()
+        .zip(&kept_chars)
+        .map(|(&c, &keep)| if !keep && CJK_STOP_CHARS.contains(&c) { ' ' } else { c })
+        .collect();
     let words: Vec<&str> = s
         .split(|c: char| !c.is_alphanumeric() && !is_apostrophe(c))
         .flat_map(without_clitic)
@@ -303,7 +327,7 @@ fn strip_with(text: &str, frames: bool) -> String {
         let l = lower[i].as_str();
         let one_letter = {
             let mut cs = w.chars();
-            cs.next().is_some_and(|c| c.is_alphabetic() && !crate::index::segment::is_cjk(c)) && cs.next().is_none()
+            cs.next().is_some_and(|c| c.is_alphabetic() && !crate::fts5::segment::is_cjk(c)) && cs.next().is_none()
         };
         if one_letter || EN_STOP_WORDS.contains(&l) {
             continue;
@@ -370,7 +394,10 @@ mod tests {
         assert_eq!(strip("Who did Melanie meet about the bullying?"), "Melanie meet bullying");
         // 一共 and 多少钱 are frames (what kind of answer), not what the question is about.
         assert_eq!(strip("青岛旅游一共花了多少钱"), "青岛旅游 花");
-        assert_eq!(strip("朵朵長大想當什麼"), "朵朵長大想當");
+        // Traditional text comes back folded to Simplified (長→长, 當→当, 麼→么, 這→这, 個→个:
+        // OpenCC's pairs), as the segmenter reads it; the stop lists then match it.
+        assert_eq!(strip("朵朵長大想當什麼"), "朵朵长大想当");
+        assert_eq!(strip("這個週末"), strip("这个周末"));
         // Decomposed accents (NFD) keep their letter, as recall's segmenter reads them.
         assert_eq!(strip("cafe\u{301} with Zoe\u{308}"), "café Zoë");
     }

@@ -1,4 +1,4 @@
-//! Issue 3: time as a gate. Expected answers are the hand-worked ones of examples/README.md
+//! Time as a gate (docs/time-expressions.md). Expected answers are the hand-worked ones of examples/README.md
 //! (now = 2026-11-29 20:00 Asia/Shanghai) and small archives written here.
 
 use crate::common;
