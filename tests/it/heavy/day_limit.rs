@@ -6,6 +6,7 @@ use crate::common::{cli, open_at, put};
 
 /// `write` into a full day exits 2 naming the limit and leaves the file byte for byte as it was.
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn a_write_into_a_full_day_is_refused_before_the_file_is_touched() {
     let dir = tempfile::tempdir().unwrap();
     // An index that mirrors another day: a per-call write then mirrors nothing before it writes.
