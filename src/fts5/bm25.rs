@@ -398,8 +398,10 @@ pub fn matches(q: &Query, toks: &Tokens) -> bool {
 /// checked), to skip most entries of a window without counting them: every probe of a term
 /// needs its first character in the text (`And`: in every term, `Or`: in one of the terms).
 ///
-/// * A CJK probe needs that character; text holding a CJK compatibility ideograph always
-///   passes (NFC turns it into another character, which the index holds).
+/// * A CJK probe needs that character or one that folds to it (the probe is Simplified; the
+///   text may hold its Traditional forms: `积` needs `积` or `積`,
+///   [`unfolded`](crate::fts5::segment::unfolded)); text holding a CJK compatibility
+///   ideograph always passes (NFC turns it into another character, which the index holds).
 /// * A Latin probe starting with an ASCII letter or digit `x` needs `x` in either case: every
 ///   token it matches (a word starting with it, a word whose stem starts with it, or the
 ///   probe's stem) starts with `x`, since the Snowball English stemmer keeps a word's first
@@ -415,8 +417,9 @@ pub fn may_match(q: &Query, tag: &[u8], content: &[u8]) -> bool {
 /// What [`may_match`] checks for one probe.
 #[derive(Debug, Clone)]
 enum Need {
-    /// A CJK character's UTF-8 bytes (or a compatibility ideograph).
-    Cjk(Box<memchr::memmem::Finder<'static>>),
+    /// The UTF-8 bytes of a CJK character or of one of its Traditional forms (or a
+    /// compatibility ideograph).
+    Cjk(Vec<memchr::memmem::Finder<'static>>),
     /// An ASCII letter or digit, lowercase, in either case (or K, İ: [`may_match`]).
     Ascii(u8),
     /// Nothing.
@@ -436,10 +439,15 @@ impl Prefilter {
     /// The pre-filter of `q` ([`may_match`]).
     pub fn new(q: &Query) -> Prefilter {
         let need = |p: &crate::fts5::segment::Probe| match p.token.chars().next() {
-            Some(c) if is_cjk(c) => {
-                let mut buf = [0u8; 4];
-                Need::Cjk(Box::new(memchr::memmem::Finder::new(c.encode_utf8(&mut buf).as_bytes()).into_owned()))
-            }
+            Some(c) if is_cjk(c) => Need::Cjk(
+                crate::fts5::segment::unfolded(c)
+                    .into_iter()
+                    .map(|f| {
+                        let mut buf = [0u8; 4];
+                        memchr::memmem::Finder::new(f.encode_utf8(&mut buf).as_bytes()).into_owned()
+                    })
+                    .collect(),
+            ),
             Some(c) if c.is_ascii_alphanumeric() => Need::Ascii(c as u8),
             _ => Need::Pass,
         };
@@ -456,7 +464,7 @@ impl Prefilter {
         let has = |f: &memchr::memmem::Finder| f.find(tag).is_some() || f.find(content).is_some();
         let compat = std::cell::OnceCell::new();
         let probe = |n: &Need| match n {
-            Need::Cjk(f) => has(f) || *compat.get_or_init(|| has_compat(tag) || has_compat(content)),
+            Need::Cjk(fs) => fs.iter().any(has) || *compat.get_or_init(|| has_compat(tag) || has_compat(content)),
             Need::Ascii(b) => {
                 let byte = |s: &[u8]| memchr::memchr2(*b, b.to_ascii_uppercase(), s).is_some();
                 byte(tag) || byte(content) || (*b == b'k' && has(&self.kelvin)) || (*b == b'i' && has(&self.dotted_i))
@@ -736,6 +744,9 @@ impl Counter {
         for c in chars {
             surely &= surely_nfc_char(c);
             if is_cjk(c) {
+                // Traditional characters count as their Simplified forms, as the segmenter
+                // indexes them.
+                let c = crate::fts5::segment::fold_han(c);
                 if !word.is_empty() {
                     n += end_word(shapes, f, word, w);
                 }

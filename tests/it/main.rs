@@ -23,6 +23,7 @@ mod engine_core;
 mod example_archive;
 mod fts5_canary;
 mod fts5_parity;
+mod han_folding;
 mod hand_edits;
 mod heavy;
 mod hostile_paths;
