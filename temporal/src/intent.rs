@@ -138,11 +138,26 @@ fn is_yearly(t: &Text, c: Clause, inside: &[bool]) -> bool {
     has_word(t, c, inside, &YEARLY_ZH, &[]) || has_word(t, c, inside, &YEARLY_EN, &[])
 }
 
+/// True if a question, habit or yearly-date word occurs anywhere in `t` (inside expressions
+/// too, and 一般 in any sense): an over-approximation of "some rule may drop an expression".
+pub(crate) fn may_drop(t: &Text) -> bool {
+    let all = (0, t.len());
+    let none = vec![false; 0];
+    is_question(t, all, &none)
+        || is_yearly(t, all, &none)
+        || has_word(t, all, &none, &HABIT_EN, &[])
+        || (0..t.len()).any(|i| HABIT_ZH.iter().any(|w| t.has(i, w)))
+}
+
 /// The groups that name when something happened, in text order: each keeps only the members
 /// that the habit and yearly-date rules leave; a group left with none is dropped. With
 /// `questions`, the aside rule applies too (only clauses that hold the question count, when
 /// any does).
 pub(crate) fn keep(t: &Text, groups: Vec<Group>, questions: bool) -> Vec<Group> {
+    if groups.is_empty() {
+        // Most texts name no time: no clause work for them.
+        return groups;
+    }
     // Chars inside an expression (linear: expressions never overlap).
     let mut inside = vec![false; t.len()];
     for f in groups.iter().flatten() {
