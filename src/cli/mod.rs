@@ -160,9 +160,17 @@ pub enum Cmd {
         format: Option<String>,
     },
     /// Serve the memory as MCP tools over stdio (mem_hot_get, mem_write, mem_recall,
-    /// mem_retrieve, …) for an agent host; runs until the client closes stdin.
+    /// mem_retrieve, …) for an agent host; runs until the client closes stdin. With --http,
+    /// over MCP's streamable HTTP transport instead, until SIGTERM or SIGINT.
     #[cfg(feature = "mcp")]
-    Mcp,
+    Mcp {
+        /// Serve over streamable HTTP at http://ADDR:PORT/mcp (e.g. 127.0.0.1:8765; port 0
+        /// picks a free one, printed on stderr). A browser Origin other than localhost gets
+        /// 403; with MEMLAYERS_MCP_TOKEN set, a request without `Authorization: Bearer
+        /// <token>` gets 401; a non-loopback ADDR is refused without a token.
+        #[arg(long, value_name = "ADDR:PORT")]
+        http: Option<std::net::SocketAddr>,
+    },
     /// Stay resident for this data root and answer the CLI's queries (opt-in; faster calls).
     ///
     /// Queries (recall, retrieve, recent, by-tag, by-date, hot-get, stats) of this data root are
@@ -463,7 +471,7 @@ fn open(cli: &Cli) -> Result<Memory> {
         Cmd::Check => Memory::open_unsynced(&root, config)?,
         Cmd::Sync { .. } | Cmd::Import { .. } => Memory::open(&root, config)?,
         #[cfg(feature = "mcp")]
-        Cmd::Mcp => Memory::open(&root, config)?,
+        Cmd::Mcp { .. } => Memory::open(&root, config)?,
         #[cfg(all(unix, feature = "serve"))]
         Cmd::Serve { .. } => Memory::open(&root, config)?,
         Cmd::Recall { .. } | Cmd::ByTag { .. } => Memory::open_per_call_scanning(&root, config)?,
@@ -544,10 +552,25 @@ fn run(cli: Cli) -> Result<String> {
             root.display()
         ));
     }
+    // Refused before the data root is opened (or created): an HTTP server that would take
+    // requests from other machines without a token.
+    #[cfg(feature = "mcp")]
+    let http_token = match cli.cmd {
+        Cmd::Mcp { http: Some(addr) } => {
+            let token = mcp::http::token_from_env()?;
+            mcp::http::check_bind(addr, token.as_deref())?;
+            token
+        }
+        _ => None,
+    };
     let mem = open(&cli)?;
     #[cfg(feature = "mcp")]
-    if let Cmd::Mcp = cli.cmd {
-        return mcp::serve_stdio(mem).map(|()| String::new());
+    if let Cmd::Mcp { http } = cli.cmd {
+        return match http {
+            Some(addr) => mcp::http::serve_http(mem, addr, http_token),
+            None => mcp::serve_stdio(mem),
+        }
+        .map(|()| String::new());
     }
     run_cmd(&cli, &mem)
 }
@@ -628,7 +651,7 @@ pub(crate) fn run_cmd(cli: &Cli, mem: &Memory) -> Result<String> {
         }
         Cmd::Layer(c) => crate::cli::layers::run(mem, c, compact),
         #[cfg(feature = "mcp")]
-        Cmd::Mcp => unreachable!("handled by run"),
+        Cmd::Mcp { .. } => unreachable!("handled by run"),
         #[cfg(all(unix, feature = "serve"))]
         Cmd::Serve { .. } => unreachable!("handled by main"),
     }

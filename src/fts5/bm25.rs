@@ -44,6 +44,16 @@ use crate::Result;
 use crate::fts5::query::Query;
 use crate::fts5::segment::{is_cjk, segment, stem};
 
+/// SQLite's stock BM25 of a row of `entries_fts` with memlayers' column weights (columns body,
+/// tag: the tag weighs 2): what the `sqlite` ranker and the `sqlite3` recipes order by.
+pub const STOCK_BM25: &str = "bm25(entries_fts, 1.0, 2.0)";
+
+/// The row length `D` SQLite's stock `bm25()` uses on `entries_fts`: the table keeps no column
+/// sizes (`columnsize=0`, contentless), so FTS5's `xColumnSize` reports −1 for each of its two
+/// columns and `D = −2` for every row, whatever its length (measured: the canary test
+/// `tests/it/fts5_canary.rs` and the parity test `tests/it/fts5_parity.rs`).
+pub const STOCK_LENGTH: f64 = -2.0;
+
 /// BM25 term-frequency saturation `k1` (FTS5's constant).
 pub const K1: f64 = 1.2;
 /// BM25 length normalisation `b` (FTS5's constant).
@@ -329,6 +339,13 @@ pub fn idf(rows: i64, df: i64) -> f64 {
     if idf <= 0.0 { 1e-6 } else { idf }
 }
 
+/// FTS5's own IDF (`fts5_aux.c`, `fts5Bm25Function`): `ln((N − df + 0.5) / (df + 0.5))`, 10⁻⁶
+/// when not positive: what SQLite's stock `bm25()`, hence the `sqlite` ranker, uses.
+pub fn idf_fts5(rows: i64, df: i64) -> f64 {
+    let idf = (((rows - df) as f64 + 0.5) / (df as f64 + 0.5)).ln();
+    if idf <= 0.0 { 1e-6 } else { idf }
+}
+
 /// The BM25 of one entry (negative; smaller is better, as FTS5's `bm25()`): `tag` and
 /// `content` as stored, `idf` per phrase ([`idf`]), `avgdl` from [`Totals::avgdl`].
 pub fn score(phrases: &[Phrase], idf: &[f64], avgdl: f64, tag: &str, content: &str) -> f64 {
@@ -381,8 +398,10 @@ pub fn matches(q: &Query, toks: &Tokens) -> bool {
 /// checked), to skip most entries of a window without counting them: every probe of a term
 /// needs its first character in the text (`And`: in every term, `Or`: in one of the terms).
 ///
-/// * A CJK probe needs that character; text holding a CJK compatibility ideograph always
-///   passes (NFC turns it into another character, which the index holds).
+/// * A CJK probe needs that character or one that folds to it (the probe is Simplified; the
+///   text may hold its Traditional forms: `积` needs `积` or `積`,
+///   [`unfolded`](crate::fts5::segment::unfolded)); text holding a CJK compatibility
+///   ideograph always passes (NFC turns it into another character, which the index holds).
 /// * A Latin probe starting with an ASCII letter or digit `x` needs `x` in either case: every
 ///   token it matches (a word starting with it, a word whose stem starts with it, or the
 ///   probe's stem) starts with `x`, since the Snowball English stemmer keeps a word's first
@@ -398,8 +417,9 @@ pub fn may_match(q: &Query, tag: &[u8], content: &[u8]) -> bool {
 /// What [`may_match`] checks for one probe.
 #[derive(Debug, Clone)]
 enum Need {
-    /// A CJK character's UTF-8 bytes (or a compatibility ideograph).
-    Cjk(Box<memchr::memmem::Finder<'static>>),
+    /// The UTF-8 bytes of a CJK character or of one of its Traditional forms (or a
+    /// compatibility ideograph).
+    Cjk(Vec<memchr::memmem::Finder<'static>>),
     /// An ASCII letter or digit, lowercase, in either case (or K, İ: [`may_match`]).
     Ascii(u8),
     /// Nothing.
@@ -419,10 +439,15 @@ impl Prefilter {
     /// The pre-filter of `q` ([`may_match`]).
     pub fn new(q: &Query) -> Prefilter {
         let need = |p: &crate::fts5::segment::Probe| match p.token.chars().next() {
-            Some(c) if is_cjk(c) => {
-                let mut buf = [0u8; 4];
-                Need::Cjk(Box::new(memchr::memmem::Finder::new(c.encode_utf8(&mut buf).as_bytes()).into_owned()))
-            }
+            Some(c) if is_cjk(c) => Need::Cjk(
+                crate::fts5::segment::unfolded(c)
+                    .into_iter()
+                    .map(|f| {
+                        let mut buf = [0u8; 4];
+                        memchr::memmem::Finder::new(f.encode_utf8(&mut buf).as_bytes()).into_owned()
+                    })
+                    .collect(),
+            ),
             Some(c) if c.is_ascii_alphanumeric() => Need::Ascii(c as u8),
             _ => Need::Pass,
         };
@@ -439,7 +464,7 @@ impl Prefilter {
         let has = |f: &memchr::memmem::Finder| f.find(tag).is_some() || f.find(content).is_some();
         let compat = std::cell::OnceCell::new();
         let probe = |n: &Need| match n {
-            Need::Cjk(f) => has(f) || *compat.get_or_init(|| has_compat(tag) || has_compat(content)),
+            Need::Cjk(fs) => fs.iter().any(has) || *compat.get_or_init(|| has_compat(tag) || has_compat(content)),
             Need::Ascii(b) => {
                 let byte = |s: &[u8]| memchr::memchr2(*b, b.to_ascii_uppercase(), s).is_some();
                 byte(tag) || byte(content) || (*b == b'k' && has(&self.kelvin)) || (*b == b'i' && has(&self.dotted_i))
@@ -502,7 +527,13 @@ pub fn fold_counts(counts: &[u32], phrase_of: &[usize], f: &mut [f64]) -> Option
 /// The BM25 formula (module docs) on counts: `f` the weighted instance count of each phrase,
 /// `len` the entry's token count over both columns (`D`).
 pub fn score_counts(f: &[f64], len: usize, idf: &[f64], avgdl: f64) -> f64 {
-    let d = len as f64;
+    bm25_at(f, len as f64, idf, avgdl)
+}
+
+/// [`score_counts`] with the length term `d` given as a number: SQLite's stock `bm25()` on
+/// `entries_fts`, which keeps no column sizes (`columnsize=0`), computes with
+/// [`STOCK_LENGTH`] for every row (docs/ranking.md, "The `sqlite` ranker").
+pub fn bm25_at(f: &[f64], d: f64, idf: &[f64], avgdl: f64) -> f64 {
     let mut s = 0.0f64;
     for (i, f) in f.iter().enumerate() {
         s += idf[i] * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
@@ -713,6 +744,9 @@ impl Counter {
         for c in chars {
             surely &= surely_nfc_char(c);
             if is_cjk(c) {
+                // Traditional characters count as their Simplified forms, as the segmenter
+                // indexes them.
+                let c = crate::fts5::segment::fold_han(c);
                 if !word.is_empty() {
                     n += end_word(shapes, f, word, w);
                 }

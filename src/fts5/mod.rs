@@ -11,3 +11,5 @@ pub mod prefix;
 pub mod query;
 pub mod record;
 pub mod segment;
+#[rustfmt::skip]
+mod t2s;

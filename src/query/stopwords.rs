@@ -188,10 +188,13 @@ pub const EN_STOP_WORDS: &[&str] = &[
 /// Removes stop words from natural-language text: returns the remaining text (NFC, as the
 /// segmenter reads it) with stop words replaced by spaces (so no bigram can span where they
 /// were). NFC first: the split below drops what is not a letter or digit, and a decomposed
-/// `café` (`e` + U+0301, as macOS input or a PDF gives it) would lose its accent.
+/// `café` (`e` + U+0301, as macOS input or a PDF gives it) would lose its accent. Traditional
+/// Chinese characters are folded to Simplified as the segmenter does
+/// ([`fold_han`](crate::fts5::segment::fold_han)), so the (Simplified) stop lists remove
+/// `這個` as they remove `这个`.
 pub fn strip(text: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    let mut s: String = text.nfc().collect();
+    let mut s: String = text.nfc().map(crate::fts5::segment::fold_han).collect();
     for w in CJK_STOP_WORDS {
         // Most stop words cannot occur (their first character is absent): skip them without
         // building a substring searcher and a new string for each (33 000
@@ -221,7 +224,10 @@ mod tests {
         assert_eq!(strip("的开销"), "开销");
         assert_eq!(strip("Who did Melanie meet about the bullying?"), "Melanie meet bullying");
         assert_eq!(strip("青岛旅游一共花了多少钱"), "青岛旅游一共花 钱");
-        assert_eq!(strip("朵朵長大想當什麼"), "朵朵長大想當");
+        // Traditional text comes back folded to Simplified (長→长, 當→当, 麼→么, 這→这, 個→个:
+        // OpenCC's pairs), as the segmenter reads it; the stop lists then match it.
+        assert_eq!(strip("朵朵長大想當什麼"), "朵朵长大想当");
+        assert_eq!(strip("這個週末"), strip("这个周末"));
         // Decomposed accents (NFD) keep their letter, as recall's segmenter reads them.
         assert_eq!(strip("cafe\u{301} with Zoe\u{308}"), "café Zoë");
     }

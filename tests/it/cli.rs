@@ -215,6 +215,7 @@ fn a_query_on_a_missing_data_root_exits_2_and_creates_nothing() {
 }
 
 #[test]
+#[cfg(target_os = "linux")] // the handshake reads /proc/locks
 fn sync_waits_for_another_writer_instead_of_answering_stale() {
     // Newcomer test: `memlayers sync` exited 0 with `"stale": true` and mirrored nothing when
     // another process held the writer lock at that moment.
@@ -237,7 +238,8 @@ fn sync_waits_for_another_writer_instead_of_answering_stale() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(400));
+    // Handshake: the child is in the kernel's queue for the lock before it is released.
+    crate::common::wait_until_blocked_on_lock(child.id(), dir.path());
     drop(held);
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
