@@ -19,6 +19,7 @@ mod compact_index;
 mod concurrency;
 mod corrupt_state;
 mod engine_core;
+mod event_time;
 mod example_archive;
 mod hand_edits;
 mod heavy;
