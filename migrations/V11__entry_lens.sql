@@ -1,7 +1,7 @@
 -- Serves: recall and retrieve, which score every match of a window with BM25 and need each
 -- match's token count (its document length). FTS5 kept them in its docsize table, one row per
 -- entry: one b-tree descent per match (~2 100 instructions at 1M entries, a quarter of a
--- week-window query of `今天` with 433 matches; issue 15), 14.1 MB at 1M entries. Here one
+-- week-window query of `今天` with 433 matches), 14.1 MB at 1M entries. Here one
 -- row per local date holds the counts of all its entries (src/index/lens.rs): a week's
 -- matches cost 7 row reads, and FTS5 keeps no docsize table (`columnsize = 0`; memlayers
 -- never calls FTS5's bm25() or xColumnSize on this table).

@@ -1,5 +1,5 @@
 -- Serves: a query in a fresh process (each CLI call), which would otherwise count the rows of
--- each of its phrases over the whole index for BM25's IDF (issue 15: the two bigrams of
+-- each of its phrases over the whole index for BM25's IDF (the two bigrams of
 -- 博物馆, 13 512 rows each at 1M entries, cost ~0.9 ms of a 4.8 ms day-window `retrieve`).
 -- One row per FTS5 expression a query counted: a phrase ("博物") for its document frequency,
 -- or a whole query's expression for its number of matches. Valid only for the FTS5 state

@@ -1,4 +1,4 @@
-//! `bench`: the issue 6 benchmark runner. For each archive size it generates a seeded archive
+//! `bench`: the benchmark runner (loading, open, size, query mix). For each archive size it generates a seeded archive
 //! (`gen-archive`), measures import, open and query latency through the library, runs the
 //! baselines (bare-FTS5 floor, LIKE scan, ripgrep) on the same data, prints a Markdown report
 //! and writes it to `tools/BENCH_RESULTS.md`.
@@ -36,7 +36,7 @@ pub type BResult<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
-#[command(name = "bench", about = "memlayers benchmarks (issue 6): import, open, queries, baselines")]
+#[command(name = "bench", about = "memlayers benchmarks: import, open, queries, baselines")]
 struct Args {
     /// Archive sizes in entries, comma-separated.
     #[arg(long, value_delimiter = ',', default_values_t = [10_000u64, 100_000, 1_000_000])]
@@ -441,7 +441,7 @@ fn report(machine: &Machine, args: &Args, smoke: bool, results: &[SizeResult]) -
     ));
 
     if let Some(r) = results.iter().max_by_key(|r| r.n) {
-        s.push_str(&format!("\n## Targets (issue 6), at {} entries\n\n", thousands(r.n)));
+        s.push_str(&format!("\n## Targets, at {} entries\n\n", thousands(r.n)));
         if r.n < 1_000_000 {
             s.push_str("The targets are set for 1 000 000 entries; this run's largest size is smaller.\n\n");
         }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the whole benchmark (issue 6): installs ripgrep (a baseline) from Debian's packages if
+# Runs the whole benchmark (loading, open, size, query mix; docs/benchmarks.md): installs ripgrep (a baseline) from Debian's packages if
 # missing, builds in release mode, runs tools/bench.rs on 10k, 100k and 1M entries and writes
 # tools/BENCH_RESULTS.md. Extra arguments go to the runner (e.g. --sizes 10000,100000, --smoke).
 set -euo pipefail

@@ -1,4 +1,4 @@
-//! `bench-calls`: the issue 15 benchmark. It measures what an agent pays per query on existing
+//! `bench-calls`: the per-call benchmark (docs/benchmarks.md). It measures what an agent pays per query on existing
 //! data roots — one `memlayers` process per call (the CLI), one round trip to a running
 //! `memlayers mcp` server, the CLI call answered by a running `memlayers serve`, and one library call — against ripgrep (over the whole archive and
 //! over the window's day files) and raw SQL (the same FTS5 query, in-process and through the
@@ -71,7 +71,7 @@ struct Args {
     terms: Vec<String>,
 }
 
-/// The query classes of issue 15, with their default terms from the generator's vocabulary
+/// The query classes, with their default terms from the generator's vocabulary
 /// (the rules of `bench`'s mix: vocabulary lists are in Zipf order, common = first, rare = last).
 fn classes(overrides: &[String]) -> BResult<Vec<(&'static str, String)>> {
     let mix = query_mix();
@@ -176,7 +176,7 @@ impl Serve {
             .spawn()?;
         let s = Serve { child };
         let t = Instant::now();
-        while !listening(&root.join("memlayers.sock")) {
+        while !listening(bin, root) {
             if t.elapsed() > Duration::from_secs(120) {
                 return Err("memlayers serve did not listen within 120 s".into());
             }
@@ -186,15 +186,17 @@ impl Serve {
     }
 }
 
-/// Whether a server accepts on the socket at `path` (Unix sockets: `serve` is Unix only).
-#[cfg(unix)]
-fn listening(path: &Path) -> bool {
-    std::os::unix::net::UnixStream::connect(path).is_ok()
-}
-
-#[cfg(not(unix))]
-fn listening(_: &Path) -> bool {
-    false
+/// Whether a server answers for `root`: `memlayers serve --status` exits 0 (its socket lives in
+/// the user's runtime folder, docs/server.md).
+fn listening(bin: &Path, root: &Path) -> bool {
+    Command::new(bin)
+        .arg("--data-root")
+        .arg(root)
+        .args(["serve", "--status"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 impl Drop for Serve {
@@ -504,7 +506,7 @@ fn med(xs: &[f64]) -> f64 {
 
 fn report(runs: &[RootRun], terms: &[(&'static str, String)], machine: &Machine, args: &Args) -> String {
     let mut s = String::new();
-    s.push_str("# Per-call latency: CLI, MCP and library against ripgrep and raw SQL (issue 15)\n\n");
+    s.push_str("# Per-call latency: CLI, MCP and library against ripgrep and raw SQL\n\n");
     s.push_str(&machine.markdown());
     s.push_str(&format!(
         "\nOne run, every system on the same data roots, terms and windows. Calls per cell: {} unwindowed \
@@ -512,7 +514,7 @@ fn report(runs: &[RootRun], terms: &[(&'static str, String)], machine: &Machine,
 within a cell each system makes its calls back to back (CLI, serve, MCP, library, rg, SQL), so a CLI \
 call's usage-hit commit does not empty the page cache of the in-memory systems between their calls. \
 Latencies in ms, p50 / p99 (nearest rank). CLI: `memlayers --json recall TERM` or `retrieve TERM --from A --to B`, \
-process start included, in-process (`MEMLAYERS_SERVER=off`, `--tz` and `--now` pinned). CLI serve: the same call without `--tz` (the root's recorded zone), `--now` pinned for the call by the server, answered by a running `memlayers serve` (`MEMLAYERS_SERVER=require`), process start included: what every CLI call gets by default (`MEMLAYERS_SERVER` unset starts the server on the first query, for the calls after it); the in-process CLI is the fallback when no server can run (`MEMLAYERS_SERVER=off`, Windows, a read-only root). MCP: one `tools/call` round trip to a running `memlayers mcp` (`mem_recall` / `mem_retrieve`). \
+process start included, in-process (`MEMLAYERS_SERVER=off`, `--tz` and `--now` pinned). CLI serve: the same call without `--tz` (the root's recorded zone), `--now` pinned for the call by the server, answered by a running `memlayers serve` (`MEMLAYERS_SERVER=require`), process start included: what a CLI call gets once a server was started (`memlayers serve`, or `MEMLAYERS_SERVER=spawn`; by default a call uses a running server and starts none, docs/server.md); the in-process CLI is what every call gets without one (`MEMLAYERS_SERVER` unset or `off`, Windows, a read-only root). MCP: one `tools/call` round trip to a running `memlayers mcp` (`mem_recall` / `mem_retrieve`). \
 Library: `Memory::recall` / `Memory::retrieve` on an open handle. rg: `rg -F -i --count TERM` over `cold/` or the \
 window's day files, process start included. SQL: `{RAW_SQL}` in-process (FTS5's own bm25, top 10); sqlite3: the \
 same statement through the `sqlite3` shell, process start included. Before a root is measured, each of its files is read once, so every system starts from the same warm OS page cache (SQLite's own page cache is per process: empty at each CLI call, warm in the library and the servers).\n\n",
@@ -593,7 +595,7 @@ same statement through the `sqlite3` shell, process start included. Before a roo
     s
 }
 
-/// The issue 15 targets, each checked on the largest root.
+/// The per-call targets, each checked on the largest root.
 fn targets(r: &RootRun, terms: &[(&'static str, String)]) -> String {
     let cells = |w: Win| (0..terms.len()).map(move |ci| (ci, w));
     let verdict = |ok: bool| if ok { "met" } else { "**missed**" }.to_string();
@@ -666,7 +668,7 @@ fn targets(r: &RootRun, terms: &[(&'static str, String)]) -> String {
     let ratio = r.info.index_bytes as f64 / r.info.archive_bytes as f64;
     rows.push(vec!["index ≤ 2.0× the archive".into(), format!("{ratio:.2}×"), verdict(ratio <= 2.0)]);
     format!(
-        "## Targets (issue 15) at {} entries\n\n{}\n",
+        "## Targets at {} entries\n\n{}\n",
         thousands(r.info.entries as u64),
         table(&["target", "measured", "verdict"], &rows)
     )

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the issue 15 per-call benchmark (tools/bench_calls.rs): installs ripgrep and the sqlite3
+# Runs the per-call benchmark (tools/bench_calls.rs): installs ripgrep and the sqlite3
 # shell (baselines) from Debian's packages if missing, builds in release mode, prepares the data
 # roots and writes tools/BENCH_CALLS.md and tools/bench_calls.svg.
 #

@@ -6,7 +6,7 @@
 //!   restored data root does.
 //! * `import`: `Memory::import(archive, Dsh)` into an empty data root — scan the archive,
 //!   write the canonical day files (atomic write + fsync per day), index them.
-//! * floor: the same entries, segmented beforehand with `memlayers::index::segment::segment`,
+//! * floor: the same entries, segmented beforehand with `memlayers::fts5::segment::segment`,
 //!   inserted into a bare FTS5 table (the index's own definition) by a minimal loop: one
 //!   transaction, one prepared statement.
 //! * schema floor: the same minimal loop filling the index's real tables (`entries` with its
@@ -18,8 +18,8 @@ use std::time::Instant;
 
 use memlayers::files::entry::{LineKind, parse_line};
 use memlayers::files::{day_number, day_of_cold_rel};
+use memlayers::fts5::segment::segment;
 use memlayers::import::Format;
-use memlayers::index::segment::segment;
 use memlayers::{Config, Memory};
 use rusqlite::{Connection, params};
 

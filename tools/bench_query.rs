@@ -9,7 +9,7 @@ use std::time::Instant;
 
 use chrono::{Datelike, Duration, NaiveDate};
 use memlayers::Memory;
-use memlayers::index::segment::is_cjk;
+use memlayers::fts5::segment::is_cjk;
 use memlayers::index::sync::id_range;
 use memlayers::query::retrieve::{RetrieveArgs, TimeRange};
 use memlayers::query::search::{Mode, Query, count_matches};

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Large-budget fuzz run of the proptest fuzz targets in tests/it/heavy/fuzz.rs (issue 7).
+# Large-budget fuzz run of the proptest fuzz targets in tests/it/heavy/fuzz.rs.
 #
 #   tools/fuzz.sh                 # 100 000 cases per target, then 2 000 long-input cases
 #   CASES=20000 LONG=500 tools/fuzz.sh

@@ -1,4 +1,4 @@
-//! `gen-archive`: writes a seeded synthetic dsh-memory-layers archive for benchmarks (issue 6).
+//! `gen-archive`: writes a seeded synthetic dsh-memory-layers archive for benchmarks.
 //!
 //! ```text
 //! gen-archive --out DIR --entries N --years Y --seed S [--start-date YYYY-MM-DD] [--tz Asia/Shanghai]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes examples/archive/: the bundled example data root of memlayers.
 
-A dsh-memory-layers v1.2.1 archive (formats per seeds/002 "数据布局"): the memory of one
+A dsh-memory-layers v1.2.1 archive (formats per docs/plugin-compatibility.md, "Data layout"): the memory of one
 person's agent (林舟, a backend engineer in Shanghai) from 2026-08-01 to 2026-11-29, "today"
 being Sunday 2026-11-29.
 

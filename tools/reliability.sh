@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The reliability suites of issue 7 with their long budgets, and a summary.
+# The reliability suites (docs/reliability.md) with their long budgets, and a summary.
 #
 #   tools/reliability.sh            # run, print the summary (Markdown)
 #   tools/reliability.sh --record   # also write it to tools/RELIABILITY_RESULTS.md
@@ -9,7 +9,7 @@
 #   PROCS=4 WRITES=1000  concurrent writers × writes in tests/it/heavy/concurrency_stress.rs (CI: 3 × 300)
 #   FUZZ_CASES=10000 FUZZ_LONG=500  cases per fuzz target, and at 20× input length (CI: 200)
 #   BIG_MB=50 TAGS=100000  big day file and distinct tags in tests/it/heavy/hostile_size.rs (CI: 5 / 10 000)
-#   HAND=2000 LOCKW=1000 IMPORT_DAYS=3000 USAGE_MB=100  tests/it/hand_edits.rs (issue 14): hand lines
+#   HAND=2000 LOCKW=1000 IMPORT_DAYS=3000 USAGE_MB=100  tests/it/hand_edits.rs: hand lines
 #                      and writes racing, writes per writer with .lock deleted, archive days imported
 #                      under readers, usage.json size (CI: 300 / 150 / 300 / 10; the first recall's
 #                      peak memory, time and writer-lock hold are printed)
@@ -89,7 +89,7 @@ mem=$(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo)
 summary=$(cat <<EOF
 # Reliability results
 
-Last run of \`tools/reliability.sh\` (issue 7): $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD),
+Last run of \`tools/reliability.sh\`: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD),
 $(nproc) cores ($cpu, shared), $mem RAM, $(uname -sr), $(rustc --version | cut -d' ' -f1-2), debug build.
 Seed $SEED (\`MEMLAYERS_SEED=$SEED tools/reliability.sh\` replays the same kill points, fuzz inputs and
 corruptions). Total $(( T1 - T0 )) s. CI runs the same suites with small budgets (\`cargo test --workspace\`).

@@ -798,7 +798,7 @@ mod tests {
         assert_eq!(MIXED.iter().collect::<HashSet<_>>().len(), MIXED.len());
         for w in ZH {
             let n = w.chars().count();
-            assert!((1..=4).contains(&n) && w.chars().all(memlayers::index::segment::is_cjk), "{w}");
+            assert!((1..=4).contains(&n) && w.chars().all(memlayers::fts5::segment::is_cjk), "{w}");
         }
         for w in EN.iter().chain(MIXED) {
             assert!(!w.is_empty() && !w.contains([' ', '[', ']', '〔', '〕', '\n']), "{w}");

@@ -53,7 +53,7 @@ pub fn run(archive: &Path, root: &Path, config: Config) -> Result<String> {
     if root.exists() && std::fs::read_dir(root).map_err(|e| Error::io(root, e))?.next().is_some() {
         return Err(Error::bad("data-root", format!("{} is not empty; the demo needs a fresh folder", root.display())));
     }
-    let now = crate::cli::parse_now(DEMO_NOW)?;
+    let now = crate::files::parse_now(DEMO_NOW)?;
     let mem = Memory::open(root, config)?.with_now(now);
     let mut out = String::new();
     let t = std::time::Instant::now();

@@ -10,7 +10,7 @@ pub mod serve;
 
 use std::path::{Path, PathBuf};
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use clap::{Parser, Subcommand};
 use serde::Serialize;
 
@@ -22,9 +22,12 @@ use crate::{Config, Error, Memory, Result};
 /// options apart from them.
 const GLOBAL: &str = "Global options";
 
+/// The end of `--help`: the environment variable that chooses whether queries use a server.
+const SERVER_HELP: &str = "Environment:\n  MEMLAYERS_SERVER  whether a query uses a resident `memlayers serve` for its data root:\n                    auto (default: one already running, never started), spawn (also start\n                    one after a query none answered), off (never), require (fail, exit 1,\n                    when none answers). `memlayers serve --status` / `--stop`; docs/server.md.";
+
 /// memlayers — layered long-term memory for LLM agents (Markdown canonical, SQLite index).
 #[derive(Debug, Parser)]
-#[command(name = "memlayers", version, about)]
+#[command(name = "memlayers", version, about, after_help = SERVER_HELP)]
 pub struct Cli {
     /// Data root to use as is (else config dataRoot → <dataRoot>/memory, else
     /// $DSH_HOME/dsh-memory-layers, else ~/.dsh/dsh-memory-layers).
@@ -157,23 +160,39 @@ pub enum Cmd {
         format: Option<String>,
     },
     /// Serve the memory as MCP tools over stdio (mem_hot_get, mem_write, mem_recall,
-    /// mem_retrieve, …) for an agent host; runs until the client closes stdin.
+    /// mem_retrieve, …) for an agent host; runs until the client closes stdin. With --http,
+    /// over MCP's streamable HTTP transport instead, until SIGTERM or SIGINT.
     #[cfg(feature = "mcp")]
-    Mcp,
-    /// Stay resident for this data root and answer the CLI's queries (much faster calls).
+    Mcp {
+        /// Serve over streamable HTTP at http://ADDR:PORT/mcp (e.g. 127.0.0.1:8765; port 0
+        /// picks a free one, printed on stderr). A browser Origin other than localhost gets
+        /// 403; with MEMLAYERS_MCP_TOKEN set, a request without `Authorization: Bearer
+        /// <token>` gets 401; a non-loopback ADDR is refused without a token.
+        #[arg(long, value_name = "ADDR:PORT")]
+        http: Option<std::net::SocketAddr>,
+    },
+    /// Stay resident for this data root and answer the CLI's queries (opt-in; faster calls).
     ///
-    /// Queries (recall, retrieve, recent, by-tag, by-date, hot-get, stats) are answered over a
-    /// Unix socket, `memlayers.sock` in the data root: such a call skips opening the index and
-    /// checking every day file, and the server sees file changes through its watch. Runs until
-    /// SIGTERM, SIGINT or SIGHUP, until --idle-exit seconds pass without a call, or until its
-    /// data root is deleted or moved away or its socket removed (checked every second). A query
-    /// starts one (--idle-exit 600) when none answers (MEMLAYERS_SERVER=spawn, the default;
-    /// MEMLAYERS_SERVER=off: never).
+    /// Queries (recall, retrieve, recent, by-tag, by-date, hot-get, stats) of this data root are
+    /// answered over a private Unix socket in the user's runtime folder ($XDG_RUNTIME_DIR/memlayers,
+    /// else <temp>/memlayers-<uid>); nothing is written into the data root. A query uses a
+    /// running server by default (MEMLAYERS_SERVER=auto) and starts none unless
+    /// MEMLAYERS_SERVER=spawn. Runs until SIGTERM, SIGINT or SIGHUP, `serve --stop`,
+    /// --idle-exit seconds without a call, its data root deleted or moved, its socket removed,
+    /// or its executable replaced (checked every second). docs/server.md.
     #[cfg(all(unix, feature = "serve"))]
     Serve {
         /// Exit after this many seconds without a call (default: never).
-        #[arg(long, value_name = "SECONDS")]
+        #[arg(long, value_name = "SECONDS", conflicts_with_all = ["status", "stop"])]
         idle_exit: Option<u64>,
+        /// Report the server of this data root: exit 0 and its pid, binary, start and idle
+        /// time; exit 3 when none runs; exit 1 when one holds the socket but does not answer.
+        #[arg(long, conflicts_with = "stop")]
+        status: bool,
+        /// Stop the server of this data root: exit 0 once it wrote its pending usage hits and
+        /// left; exit 3 when none runs; exit 1 when it did not confirm within 10 s.
+        #[arg(long)]
+        stop: bool,
     },
     /// The layer tools: hot-get, hot-set, summarize, stats, export, session-end.
     #[command(flatten)]
@@ -274,13 +293,17 @@ pub fn main() -> i32 {
         return code;
     }
     let json = cli.json;
-    let out = outcome(json, run(cli));
+    let out = match cli.cmd {
+        #[cfg(all(unix, feature = "serve"))]
+        Cmd::Serve { idle_exit, status, stop } => serve::main(&cli, idle_exit, status, stop),
+        _ => outcome(json, run(cli)),
+    };
     use std::io::Write;
     // A closed pipe (`| head`) is not an error worth a panic.
     let _ = std::io::stdout().lock().write_all(out.stdout.as_bytes());
     let _ = std::io::stderr().lock().write_all(out.stderr.as_bytes());
-    // No server answered this query (MEMLAYERS_SERVER=spawn, the default): start one for the
-    // calls that follow, now that the call has run (and created its data root if it did).
+    // No server answered this query and MEMLAYERS_SERVER=spawn: start one for the calls that
+    // follow, now that the call has run.
     #[cfg(all(unix, feature = "serve"))]
     serve::spawn_pending();
     out.code
@@ -345,12 +368,7 @@ fn load_config(cli: &Cli) -> Result<Config> {
     Ok(config)
 }
 
-/// Parses `--now`; the error names the field.
-pub fn parse_now(s: &str) -> Result<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|_| Error::bad("now", format!("{s:?} is not an RFC 3339 instant such as 2026-11-29T12:00:00+08:00")))
-}
+pub use crate::files::parse_now;
 
 /// True when the `--config` file sets `timezone`.
 fn config_names_zone(cli: &Cli) -> bool {
@@ -377,6 +395,22 @@ fn recorded_zone(root: &Path) -> Option<chrono_tz::Tz> {
     std::fs::read_to_string(root.join(crate::files::zone::ZONE_FILE))
         .ok()
         .and_then(|t| crate::files::zone::parse(&t).ok())
+}
+
+/// `Ok` when the data root `root` exists; else bad input (exit 2) naming it, for the commands
+/// that only read a root and so must not create one.
+fn require_root(root: &Path) -> Result<()> {
+    if root.exists() {
+        return Ok(());
+    }
+    Err(Error::bad(
+        "data-root",
+        format!(
+            "{} does not exist; nothing was created (check --data-root, the config's dataRoot or DSH_HOME; \
+             `memlayers write` or `import` creates a data root)",
+            root.display()
+        ),
+    ))
 }
 
 fn open(cli: &Cli) -> Result<Memory> {
@@ -411,38 +445,38 @@ fn open(cli: &Cli) -> Result<Memory> {
             config.timezone = zone;
         }
     }
+    // A read command on a data root that does not exist is a mistake (a typo, a wrong
+    // DSH_HOME): exit 2 and create nothing. Writes, imports and the layer writes create it.
+    if matches!(
+        cli.cmd,
+        Cmd::Recall { .. }
+            | Cmd::Recent { .. }
+            | Cmd::ByTag { .. }
+            | Cmd::ByDate { .. }
+            | Cmd::Retrieve { .. }
+            | Cmd::Check
+            | Cmd::Layer(layers::LayerCmd::HotGet | layers::LayerCmd::Stats)
+    ) {
+        require_root(&root)?;
+    }
+    #[cfg(all(unix, feature = "serve"))]
+    if let Cmd::Serve { .. } = cli.cmd {
+        require_root(&root)?;
+    }
     // One process per call: `sync` and `import` mirror everything up front, the long-lived
     // MCP server keeps an inotify watch (Memory::open); every other command checks just the
     // day files it reads (Memory::open_per_call), without a watch that this process would
     // only set up and tear down.
-    // A query on a data root that does not exist answers from an empty one it creates: say so,
-    // or a mistyped --data-root looks like a root without matches.
-    let created = !root.exists()
-        && matches!(
-            cli.cmd,
-            Cmd::Recall { .. }
-                | Cmd::Recent { .. }
-                | Cmd::ByTag { .. }
-                | Cmd::ByDate { .. }
-                | Cmd::Retrieve { .. }
-                | Cmd::Check
-        );
     let mut mem = match cli.cmd {
         Cmd::Check => Memory::open_unsynced(&root, config)?,
         Cmd::Sync { .. } | Cmd::Import { .. } => Memory::open(&root, config)?,
         #[cfg(feature = "mcp")]
-        Cmd::Mcp => Memory::open(&root, config)?,
+        Cmd::Mcp { .. } => Memory::open(&root, config)?,
         #[cfg(all(unix, feature = "serve"))]
         Cmd::Serve { .. } => Memory::open(&root, config)?,
         Cmd::Recall { .. } | Cmd::ByTag { .. } => Memory::open_per_call_scanning(&root, config)?,
         _ => Memory::open_per_call(&root, config)?,
     };
-    if created {
-        eprintln!(
-            "warning: data root {} did not exist; created it, empty (check --data-root, the config's dataRoot or DSH_HOME)",
-            root.display()
-        );
-    }
     for w in mem.warnings() {
         eprintln!("warning: {w}");
     }
@@ -468,7 +502,24 @@ fn write_note(mem: &Memory, r: &crate::layers::cold::WriteResult, defaulted: boo
         (false, false) => "already in (not written twice)",
     };
     let how = if defaulted { " (default data root: pass --data-root DIR to choose another)" } else { "" };
-    format!("memlayers: {what} {file}{how}")
+    let mut note = format!("memlayers: {what} {file}{how}");
+    if let Some(zone) = &r.zone_recorded {
+        note.push('\n');
+        note.push_str(&zone_note(mem.root(), zone));
+    }
+    note
+}
+
+/// The stderr line of a call that recorded a new data root's zone (the first write, an
+/// import): which zone now dates its day files, and that it cannot be changed in place.
+fn zone_note(root: &Path, zone: &str) -> String {
+    format!(
+        "memlayers: recorded {zone} as the zone of data root {} ({}): it dates every day file and cannot be \
+         changed in place (pass --tz on the first call to choose another; to move a root to another zone, \
+         import it into a new root made with --tz)",
+        root.display(),
+        crate::files::zone::ZONE_FILE
+    )
 }
 
 fn run(cli: Cli) -> Result<String> {
@@ -501,14 +552,25 @@ fn run(cli: Cli) -> Result<String> {
             root.display()
         ));
     }
+    // Refused before the data root is opened (or created): an HTTP server that would take
+    // requests from other machines without a token.
+    #[cfg(feature = "mcp")]
+    let http_token = match cli.cmd {
+        Cmd::Mcp { http: Some(addr) } => {
+            let token = mcp::http::token_from_env()?;
+            mcp::http::check_bind(addr, token.as_deref())?;
+            token
+        }
+        _ => None,
+    };
     let mem = open(&cli)?;
     #[cfg(feature = "mcp")]
-    if let Cmd::Mcp = cli.cmd {
-        return mcp::serve_stdio(mem).map(|()| String::new());
-    }
-    #[cfg(all(unix, feature = "serve"))]
-    if let Cmd::Serve { idle_exit } = cli.cmd {
-        return serve::serve(mem, &cli, idle_exit).map(|()| String::new());
+    if let Cmd::Mcp { http } = cli.cmd {
+        return match http {
+            Some(addr) => mcp::http::serve_http(mem, addr, http_token),
+            None => mcp::serve_stdio(mem),
+        }
+        .map(|()| String::new());
     }
     run_cmd(&cli, &mem)
 }
@@ -583,12 +645,15 @@ pub(crate) fn run_cmd(cli: &Cli, mem: &Memory) -> Result<String> {
             for w in &rep.warnings {
                 eprintln!("warning: {w}");
             }
+            if rep.zone_recorded {
+                eprintln!("{}", zone_note(mem.root(), &rep.zone));
+            }
             render(&rep, compact)
         }
         Cmd::Layer(c) => crate::cli::layers::run(mem, c, compact),
         #[cfg(feature = "mcp")]
-        Cmd::Mcp => unreachable!("handled by run"),
+        Cmd::Mcp { .. } => unreachable!("handled by run"),
         #[cfg(all(unix, feature = "serve"))]
-        Cmd::Serve { .. } => unreachable!("handled by run"),
+        Cmd::Serve { .. } => unreachable!("handled by main"),
     }
 }

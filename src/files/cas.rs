@@ -1,6 +1,6 @@
 //! Compare-and-swap writes: a file is replaced or appended to only if it is still exactly what
 //! memlayers read, so a hand edit made between the read and the write is never overwritten
-//! (issue 14, point 1: `echo … >> today.md` while `write` runs lost 41 of 696 hand lines).
+//! (without it, `echo … >> today.md` while `write` ran lost 41 of 696 hand lines).
 //!
 //! * [`read`] opens the file once (read + append), reads it through that descriptor and keeps
 //!   the descriptor and its identity (size, mtime, inode).
@@ -280,7 +280,7 @@ pub fn is_pure_append(snap: &Snapshot, bytes: &[u8]) -> bool {
 /// [`append`] or [`replace`] for many files at once, with the same compare-and-swap guarantee
 /// for each (a file changed since its [`read`] is left alone: [`Outcome::Changed`]; a file
 /// that did not exist is only created if it still does not) and fewer waits, for imports
-/// (issue 14 point 1; issue 15 for the batching). Items are (path, snapshot, new bytes).
+/// (one wait for a batch of files instead of one per file). Items are (path, snapshot, new bytes).
 /// A pure append ([`is_pure_append`]) goes through `O_APPEND` on the descriptor that was read,
 /// so a hand `>>` at the same instant lands next to it; anything else (a new file, a file
 /// without a final newline) is a temp file swapped in. The appends and the temp files are

@@ -1,6 +1,6 @@
 //! One cold-layer entry line: parsing (tolerant) and formatting (strict).
 //!
-//! Format, per dsh-memory-layers v1.2.1 (seeds/002, "数据布局"):
+//! Format, per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Data layout"):
 //!
 //! ```text
 //! - [2026-10-21T03:10:00.000Z] [tag] text
@@ -200,15 +200,13 @@ pub fn parse_line(line: &str) -> LineKind {
 }
 
 /// For a line [`parse_line`] reads as [`LineKind::Other`]: why it looks like an entry that
-/// will not be read, or `None` (issue 14, point 8). Two kinds:
+/// will not be read, or `None`: near misses of the entry format — another bullet (`* [ts]`,
+/// `+ [ts]`), extra or missing spaces (`-  [ts]`, `-[ts]`), indentation by spaces or tabs —
+/// when what follows the bullet is a bracketed RFC 3339 timestamp.
 ///
-/// * near misses of the entry format — another bullet (`* [ts]`, `+ [ts]`), extra or missing
-///   spaces (`-  [ts]`, `-[ts]`), indentation by spaces or tabs — when what follows the bullet
-///   is a bracketed RFC 3339 timestamp;
-/// * a top-level `- ` bullet with text but no timestamp (`- 买了乌龙茶`), which the plugin's
-///   format cannot date. Task items `- [ ]` / `- [x]` are not reported.
-///
-/// Headings, prose and blank lines are not reported: a day file may hold notes.
+/// A top-level `- ` bullet without a timestamp (`- 买了乌龙茶`) is not a near miss: it is read
+/// as a memory whose time is unknown ([`undated_bullet`]). Headings, prose and blank lines are
+/// not near misses either ([`is_prose`] tells prose apart).
 pub fn near_miss(line: &str) -> Option<String> {
     let line = line.strip_prefix('\u{feff}').unwrap_or(line);
     let line = line.strip_suffix('\r').unwrap_or(line);
@@ -237,11 +235,41 @@ pub fn near_miss(line: &str) -> Option<String> {
             "near miss of an entry line ({what}); entries start with \"- [\" at the start of the line"
         ));
     }
-    let task = rest.starts_with("[ ]") || rest.starts_with("[x]") || rest.starts_with("[X]");
-    if indent.is_empty() && bullet == '-' && gap == " " && !rest.trim().is_empty() && !task {
-        return Some("bullet without a timestamp: not an entry (entries are \"- [timestamp] [tag] text\")".into());
-    }
     None
+}
+
+/// The text of a hand-written bullet without a timestamp — a top-level `- ` list item such as
+/// `- 买了新的跑鞋` → `买了新的跑鞋` (trimmed) — which the index reads as a memory of its file's
+/// local day whose time is unknown ([`crate::index::sync::mirror_file`]). `None` for entry lines
+/// (`- [timestamp] [tag] text`, [`parse_line`]), entry-looking lines that cannot be read
+/// ([`LineKind::Malformed`]), Markdown task items (`- [ ]`, `- [x]`), indented (nested) items,
+/// other bullets (`*`, `+`), an empty `- ` and any text that is not a list item.
+pub fn undated_bullet(line: &str) -> Option<&str> {
+    let line = line.strip_prefix('\u{feff}').unwrap_or(line);
+    let line = line.strip_suffix('\r').unwrap_or(line);
+    let rest = line.strip_prefix("- ")?;
+    let task = rest.starts_with("[ ]") || rest.starts_with("[x]") || rest.starts_with("[X]");
+    let text = rest.trim();
+    if text.is_empty() || task || rest.starts_with([' ', '\t']) || !matches!(parse_line(line), LineKind::Other) {
+        return None;
+    }
+    Some(text)
+}
+
+/// True for text a day file holds that is neither a list item nor markup a note keeps around
+/// entries: not blank, not a heading (`#`), not a thematic break or front-matter fence
+/// (`---`), not a list item of any bullet or indentation (`-`, `*`, `+`, `1.`), not a quote
+/// (`>`). `check` reports such lines (kept as they are, not indexed: `CheckReport::prose`), so
+/// prose typed into a day file is not silently unsearchable.
+pub fn is_prose(line: &str) -> bool {
+    let line = line.strip_prefix('\u{feff}').unwrap_or(line);
+    let t = line.trim();
+    if t.is_empty() || t.starts_with(['#', '>', '|']) || t.chars().all(|c| matches!(c, '-' | '=' | '*' | '_')) {
+        return false;
+    }
+    let list = t.starts_with(['-', '*', '+'])
+        || t.split_once(['.', ')']).is_some_and(|(n, _)| !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()));
+    !list && !matches!(parse_line(line), LineKind::Entry(_) | LineKind::Malformed(_))
 }
 
 /// Splits a trailing ` 〔src:conv#seq[/msgId]〕` marker off an entry body.
@@ -272,9 +300,48 @@ mod tests {
             assert!(matches!(parse_line(&l), LineKind::Other), "{l:?}");
             assert!(near_miss(&l).is_some_and(|r| r.contains("near miss")), "{l:?}");
         }
-        assert!(near_miss("- 买了乌龙茶").is_some_and(|r| r.contains("without a timestamp")));
+        assert_eq!(near_miss("- 买了乌龙茶"), None);
         for l in ["# 2026-10-21", "随手记", "", "- [ ] todo", "- [x] done", "-", "- ", "  - nested note", "---"] {
             assert_eq!(near_miss(l), None, "{l:?}");
+        }
+    }
+
+    /// Which lines are hand-written bullets (a memory of unknown time) and which are prose:
+    /// every case chosen by reading the rule, not the code.
+    #[test]
+    fn undated_bullets_and_prose() {
+        assert_eq!(undated_bullet("- 买了新的跑鞋"), Some("买了新的跑鞋"));
+        assert_eq!(undated_bullet("\u{feff}- bought milk  \r"), Some("bought milk"));
+        for l in [
+            "- [2026-10-21T03:10:00.000Z] [t] x", // an entry
+            "- [笔记] 内容",                      // entry-looking, malformed
+            "- [ ] todo",
+            "- [x] done",
+            "-  two spaces",
+            "  - nested",
+            "* star",
+            "- ",
+            "-",
+            "随手记",
+            "# 2026-10-21",
+        ] {
+            assert_eq!(undated_bullet(l), None, "{l:?}");
+        }
+        for l in ["随手记：今天下雨", "just a note"] {
+            assert!(is_prose(l), "{l:?}");
+        }
+        for l in [
+            "",
+            "  ",
+            "# 2026-10-21",
+            "---",
+            "- 买了",
+            "* x",
+            "1. first",
+            "> quote",
+            "- [2026-10-21T03:10:00.000Z] [t] x",
+        ] {
+            assert!(!is_prose(l), "{l:?}");
         }
     }
 

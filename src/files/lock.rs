@@ -6,7 +6,7 @@
 //! `lockTimeoutMs` fails with [`Error::LockTimeout`] instead of hanging. The lock is released
 //! when the guard drops, and by the OS if the process dies.
 //!
-//! Why the folder and not a `.lock` file (issue 14, point 2): a cleanup or sync tool that
+//! Why the folder and not a `.lock` file: a cleanup or sync tool that
 //! deletes a 0-byte `.lock` while a writer holds it lets the next writer create a new file and
 //! lock that one — two writers at once (16 of 1 182 acknowledged writes were lost that way, 18
 //! failed with "database is locked"). The folder that holds the memory cannot be deleted or

@@ -1,6 +1,6 @@
 //! Where things live under the data root, local dates, ISO weeks, and atomic writes.
 //!
-//! Layout, per dsh-memory-layers v1.2.1 (seeds/002, "数据布局"):
+//! Layout, per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Data layout"):
 //!
 //! ```text
 //! <root>/hot.md
@@ -30,10 +30,11 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Datelike, NaiveDate, Utc};
 use chrono_tz::Tz;
+use sha1::{Digest, Sha1};
 
 use crate::{Error, Result};
 
-/// Resolves the data root the way the plugin does (seeds/002 "配置", `dataRoot`):
+/// Resolves the data root the way the plugin does (docs/plugin-compatibility.md, "Data root and configuration", `dataRoot`):
 /// `data_root` (config `dataRoot`, non-empty) → `<dataRoot>/memory`; else
 /// `$DSH_HOME/dsh-memory-layers`; else `~/.dsh/dsh-memory-layers`.
 /// `home` and `dsh_home` are passed in so the function is pure.
@@ -95,7 +96,7 @@ pub fn day_of_cold_rel(rel: &str) -> Option<NaiveDate> {
     let (month, file) = rest.split_once('/')?;
     let stem = file.strip_suffix(".md")?;
     // By hand, not chrono's format parser: every change check runs this once per day file
-    // (3 500 times per unwindowed CLI call at 1M entries, issue 15).
+    // (3 500 times per unwindowed CLI call at 1M entries).
     let b = stem.as_bytes();
     if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
         return None;
@@ -123,6 +124,30 @@ pub fn iso_week_label(day: NaiveDate) -> String {
 }
 
 pub use memlayers_temporal::days::monday_of;
+
+/// Parses an RFC 3339 instant (the `--now` option of the CLI, MCP and serve) into a UTC instant.
+/// Errors: `BadInput` naming the field `now`.
+pub fn parse_now(s: &str) -> Result<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s)
+        .map(|t| t.with_timezone(&Utc))
+        .map_err(|_| Error::bad("now", format!("{s:?} is not an RFC 3339 instant such as 2026-11-29T12:00:00+08:00")))
+}
+
+/// Bits of an entry id that hold the ordinal inside the day (`id = day << 20 | ordinal`).
+pub const ORDINAL_BITS: u32 = 20;
+/// Most entries one day file can hold in the index; further lines are reported as malformed.
+pub const MAX_ENTRIES_PER_DAY: usize = (1 << ORDINAL_BITS) - 1;
+
+/// Inclusive id range `[lo, hi]` of the entries of local dates `from..=to`.
+pub fn id_range(from: NaiveDate, to: NaiveDate) -> (i64, i64) {
+    (day_number(from) << ORDINAL_BITS, ((day_number(to) + 1) << ORDINAL_BITS) - 1)
+}
+
+/// sha1 of bytes, lowercase hex.
+pub fn sha1_hex(bytes: &[u8]) -> String {
+    let d = Sha1::digest(bytes);
+    d.iter().map(|b| format!("{b:02x}")).collect()
+}
 
 /// The day number used in entry ids: days since 0001-01-01 (proleptic Gregorian, CE day 1).
 pub fn day_number(day: NaiveDate) -> i64 {
@@ -253,7 +278,8 @@ mod tests {
 
     #[test]
     fn shanghai_partition_example() {
-        // seeds/002 + issue 2: 2026-04-11T19:53Z is 2026-04-12 03:53 in Asia/Shanghai.
+        // The plugin's rule (docs/plugin-compatibility.md, "Data layout": files by local date):
+        // 2026-04-11T19:53Z is 2026-04-12 03:53 in Asia/Shanghai.
         let ts = DateTime::parse_from_rfc3339("2026-04-11T19:53:00Z").unwrap().with_timezone(&Utc);
         assert_eq!(local_date(ts, chrono_tz::Asia::Shanghai), NaiveDate::from_ymd_opt(2026, 4, 12).unwrap());
         assert_eq!(

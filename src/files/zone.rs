@@ -12,6 +12,23 @@
 //!   only frames time expressions, and gives a warning: never a silent re-partition.
 //! * An unreadable or malformed file → a warning and the configured zone; the file is left as
 //!   it is (a hand edit is never overwritten).
+//!
+//! **How the zone is chosen.** The first command that opens a new data root records the zone
+//! it runs with: `--tz`, else the config file's `timezone`, else `$TZ`, else the system's zone
+//! (an import of a dsh root that records a zone, into a new root without `--tz`, takes the
+//! source's). Import and the first write report it (`zone`/`zoneRecorded` in their result, a
+//! line on stderr), so a root dated in the wrong zone is noticed at once.
+//!
+//! **It cannot be changed in place.** The zone decided which file each entry is in and which
+//! local date every id encodes; a new zone would move entries across files, which memlayers
+//! never does behind a person's back. To date a root in another zone: create a new root with
+//! `--tz NEW` and import the old one into it (`memlayers --data-root NEW_ROOT --tz NEW import
+//! OLD_ROOT --format dsh`): entries keep their instants and their old day files, and those whose
+//! instant falls on another local date in the new zone are listed by `check` as misdated. A
+//! daily-notes archive imported in the wrong zone is best imported again, into a new root, with
+//! `--tz`. Editing `memlayers.json` by hand re-labels the files without moving a line (every
+//! entry dated on another day in the new zone is then reported as misdated): only for a root
+//! whose record is wrong, not its files.
 
 use std::path::Path;
 
@@ -27,6 +44,9 @@ pub struct RootZone {
     pub zone: Tz,
     /// True when the zone comes from `memlayers.json`.
     pub recorded: bool,
+    /// True when this call wrote `memlayers.json` (a new data root): the configured zone is
+    /// now the root's, for good (module docs).
+    pub created: bool,
     /// Mismatch or unreadable-record warnings (the library does not print).
     pub warnings: Vec<String>,
 }
@@ -45,21 +65,23 @@ pub fn resolve(root: &Path, configured: Tz) -> RootZone {
                          {configured} frames time expressions only, entries keep {zone}'s local dates"
                     ));
                 }
-                RootZone { zone, recorded: true, warnings }
+                RootZone { zone, recorded: true, created: false, warnings }
             }
             Err(why) => RootZone {
                 zone: configured,
                 recorded: false,
+                created: false,
                 warnings: vec![format!("{}: {why}; using the configured zone {configured}", path.display())],
             },
         },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
             let body = format!("{}\n", serde_json::json!({ "timezone": configured.name() }));
             match super::atomic_write(&path, body.as_bytes()) {
-                Ok(()) => RootZone { zone: configured, recorded: true, warnings: vec![] },
+                Ok(()) => RootZone { zone: configured, recorded: true, created: true, warnings: vec![] },
                 Err(e) => RootZone {
                     zone: configured,
                     recorded: false,
+                    created: false,
                     warnings: vec![format!("the data root's zone was not recorded: {e}")],
                 },
             }
@@ -67,6 +89,7 @@ pub fn resolve(root: &Path, configured: Tz) -> RootZone {
         Err(e) => RootZone {
             zone: configured,
             recorded: false,
+            created: false,
             warnings: vec![format!("{}: {e}; using the configured zone {configured}", path.display())],
         },
     }
@@ -87,10 +110,10 @@ mod tests {
     fn records_then_reads_and_warns_on_mismatch() {
         let dir = tempfile::tempdir().unwrap();
         let z = resolve(dir.path(), chrono_tz::Asia::Shanghai);
-        assert_eq!((z.zone, z.recorded, z.warnings.len()), (chrono_tz::Asia::Shanghai, true, 0));
+        assert_eq!((z.zone, z.recorded, z.created, z.warnings.len()), (chrono_tz::Asia::Shanghai, true, true, 0));
         assert_eq!(std::fs::read_to_string(dir.path().join(ZONE_FILE)).unwrap(), "{\"timezone\":\"Asia/Shanghai\"}\n");
         let z = resolve(dir.path(), chrono_tz::UTC);
-        assert_eq!(z.zone, chrono_tz::Asia::Shanghai);
+        assert_eq!((z.zone, z.created), (chrono_tz::Asia::Shanghai, false));
         assert!(z.warnings[0].contains("dated in Asia/Shanghai") && z.warnings[0].contains("UTC"), "{z:?}");
     }
 

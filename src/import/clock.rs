@@ -1,5 +1,5 @@
 //! Timestamps of imported entries: a time written at the start of a heading or an entry, or
-//! the day's start plus the entry's ordinal (issue 5, "Mapping", "Time").
+//! the day's start plus the entry's ordinal (docs/import.md, "Time").
 
 use chrono::{DateTime, Duration, FixedOffset, NaiveDate, NaiveTime, TimeZone, Utc};
 use chrono_tz::Tz;

@@ -1,4 +1,4 @@
-//! Importing the layers of another dsh-memory-layers data root besides its `cold/` (issue 11):
+//! Importing the layers of another dsh-memory-layers data root besides its `cold/`:
 //! the candidates and topics of its `hot.md`, its `summaries/`, and its `usage.json`, merged
 //! into this data root so that newer local state is never overwritten:
 //!

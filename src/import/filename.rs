@@ -1,4 +1,4 @@
-//! The day a file belongs to, read from its file name (issue 5, "Mapping", first rule).
+//! The day a file belongs to, read from its file name (docs/import.md, "Days").
 
 use std::sync::LazyLock;
 
@@ -32,7 +32,7 @@ fn ymd(caps: &regex::Captures<'_>) -> Option<NaiveDate> {
 /// The local date a day file belongs to, from its file name (the last path component is used
 /// when a path is given, so the folder depth does not matter).
 ///
-/// Accepted at the start of the name, per issue 5: `YYYY-MM-DD`, `YYYY_MM_DD`, `YYYYMMDD`,
+/// Accepted at the start of the name, per docs/import.md ("Days"): `YYYY-MM-DD`, `YYYY_MM_DD`, `YYYYMMDD`,
 /// `YYYY年M月D日` (month and day with one or two digits), with or without a suffix that starts
 /// with a non-digit (`2026-03-18-1357.md`, `2026-05-05-topic.md`). The date must exist
 /// (`2023-02-30` → `None`). A digit right after the date is refused, so a Zettelkasten id such

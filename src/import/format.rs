@@ -1,4 +1,4 @@
-//! The kinds of archive `memlayers import` reads, and auto-detection (issue 5: `--format
+//! The kinds of archive `memlayers import` reads, and auto-detection (`--format
 //! daily-notes|logseq|dsh`, auto-detected when omitted).
 
 use std::fmt;

@@ -1,4 +1,4 @@
-//! YAML front matter at the top of a day file (issue 5, "Mapping": removed; its date checked
+//! YAML front matter at the top of a day file (docs/import.md, "Front matter": removed; its date checked
 //! against the file name).
 
 use chrono::NaiveDate;

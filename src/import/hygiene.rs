@@ -1,5 +1,5 @@
 //! Turning a file's bytes into clean text: encoding, BOM, line ends, control characters
-//! (issue 5, "Hygiene").
+//! (docs/import.md, "Hygiene").
 
 /// Text decoded from a file's bytes.
 #[derive(Debug, Clone, PartialEq)]

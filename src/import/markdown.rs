@@ -1,5 +1,5 @@
 //! The Markdown splitter: a day file's lines → blocks (one per future entry) with the heading
-//! context each block sits under (issue 5, "Mapping", "Entries"). Line-based, so line numbers
+//! context each block sits under (docs/import.md, "Entries"). Line-based, so line numbers
 //! and daily-note habits (Logseq outlines, tabs, properties, drawers, bullets used as
 //! headings) are handled exactly as the module docs of `crate::import` describe; block
 //! boundaries follow CommonMark where it matters for daily notes (lazy continuation lines,

@@ -1,5 +1,5 @@
 //! The source marker of an imported entry: `〔src:import:<escaped relative path>#<line>〕`
-//! (issue 5, "Source").
+//! (docs/import.md, "Source").
 //!
 //! The marker parser (`crate::files::entry`) takes everything between `〔src:` and the LAST `#` as the
 //! conversation key, and splits what follows at the first `/` into seq and msgId. So a path

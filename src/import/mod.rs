@@ -1,4 +1,4 @@
-//! Importing existing daily-note archives (issue 5): Obsidian Daily Notes, Logseq journals,
+//! Importing existing daily-note archives (mapping summarised in docs/import.md): Obsidian Daily Notes, Logseq journals,
 //! OpenClaw `memory/YYYY-MM-DD.md`, plain day folders, and existing dsh-memory-layers data
 //! roots. This module is the pure part: [`scan()`] reads an archive (never writes) into a plan of
 //! entries per local day plus a report; writing cold files and indexing belong to the engine.

@@ -38,7 +38,7 @@ pub const IMPORT_BATCH_DAYS: usize = crate::index::sync::BATCH_FILES;
 /// Entries that close a batch before [`IMPORT_BATCH_DAYS`] days: a batch in memory holds its
 /// entries twice (as planned and segmented for FTS5) and its files' bytes, and at most two
 /// batches are in memory, so this bounds the import's memory for days of up to that many
-/// entries (issue 15: peak RSS ≤ 150 MB; 93 MB for 1M entries over 10 years, 290 a day, ~113
+/// entries (peak RSS ≤ 150 MB; 93 MB for 1M entries over 10 years, 290 a day, ~113
 /// days a batch). A day is never split (its file is written whole), so a larger day is a batch
 /// of its own and the peak grows with the two largest days: two days of 200 000 entries each
 /// (23 MB of text apiece) peaked at 341 MB, where sync, which reads one file at a time, peaked
@@ -63,6 +63,11 @@ pub struct ImportReport {
     pub entries_added: usize,
     /// Entries already present (skipped as duplicates).
     pub entries_already_present: usize,
+    /// Entries not imported because their day would have held more than the most one day
+    /// can index ([`crate::index::sync::MAX_ENTRIES_PER_DAY`]): each such day is named in
+    /// `warnings`. Omitted when 0.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub entries_over_limit: usize,
     /// Days that received at least one entry.
     pub days_changed: usize,
     /// What the scan found: days, files read, skipped files by reason, warnings.
@@ -70,6 +75,14 @@ pub struct ImportReport {
     /// dsh format only: what was merged from the source's hot.md, summaries/ and usage.json.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub layers: Option<super::LayersImported>,
+    /// The IANA zone this data root's day files are dated in (`memlayers.json`): the local
+    /// date of every imported entry's file is its date in this zone.
+    pub zone: String,
+    /// True when this import's handle recorded that zone for a new data root: from now on it
+    /// dates every day file and cannot be changed in place ([`crate::files::zone`]). Omitted
+    /// when false.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub zone_recorded: bool,
     /// What the caller should know about the import as a whole (the CLI prints each on
     /// stderr): a dsh source that records another zone than this data root's, or a record
     /// that cannot be read. Omitted when empty.
@@ -105,11 +118,12 @@ impl Store {
         // Readers answering meanwhile say `stale` (the import is half done) until it ends.
         let _busy = self.mark_busy(&lock, "import")?;
         let (mut found, mut added, mut changed, mut done) = (0usize, 0usize, 0usize, 0usize);
+        let mut over: OverLimit = Vec::new();
         let (mut first, mut last, mut days_with_entries) = (None, None, 0usize);
         // Days arrive from the scan one by one and are handled in batches: the files of a
         // batch written and fsynced side by side and mirrored in one index
         // transaction (one FTS5 flush instead of one per day: a per-day commit made the import
-        // 6x slower than sync, issue 15). Two stages overlap: a second thread scans the
+        // 6x slower than sync). Two stages overlap: a second thread scans the
         // archive, writes each batch's day files, hashes them and segments their new entries
         // for FTS5; this thread only inserts the written batches into the index, handed over
         // one at a time (batch_full: the first small, so the stages overlap soon). A file is on
@@ -149,7 +163,7 @@ impl Store {
                         last = Some(d.day);
                     }
                     let n = written.days.len();
-                    let (a, c) = self.mirror_batch(&lock, written.days)?;
+                    let (a, c) = self.mirror_batch(&lock, written.days, &mut over)?;
                     added += a;
                     changed += c;
                     done += n;
@@ -169,12 +183,20 @@ impl Store {
         summary.first_day = first.map(|d| d.format("%Y-%m-%d").to_string());
         summary.last_day = last.map(|d| d.format("%Y-%m-%d").to_string());
         report.days.clear();
+        let mut warnings: Vec<String> = warnings;
+        let not_indexed: usize = over.iter().map(|(_, n)| n).sum();
+        for (day, n) in &over {
+            warnings.push(over_limit_warning(*day, *n));
+        }
         Ok(ImportReport {
             format,
             source: path.display().to_string(),
             entries_found: found,
             entries_added: added,
-            entries_already_present: found - added,
+            entries_over_limit: not_indexed,
+            zone: self.tz().name().to_string(),
+            zone_recorded: self.take_zone_recorded().is_some(),
+            entries_already_present: found - added - not_indexed,
             days_changed: changed,
             scan: summary,
             layers,
@@ -235,15 +257,19 @@ impl Store {
     /// [`Store::write_batch`] on (day, planned entries) pairs: one round of prepare and
     /// compare-and-swap writes. Also the round of a day decided again ([`Store::import_batch`]).
     fn write_days(&self, days: Vec<(NaiveDate, Vec<Entry>)>) -> Result<Vec<WrittenDay>> {
-        let mut days: Vec<WrittenDay> =
-            days.into_iter().map(|(day, entries)| WrittenDay { day, entries, state: Written::Unchanged }).collect();
+        let mut days: Vec<WrittenDay> = days
+            .into_iter()
+            .map(|(day, entries)| WrittenDay { day, entries, state: Written::Unchanged, over: 0 })
+            .collect();
         let mut prepared = Vec::new();
         for (i, d) in days.iter().enumerate() {
             let p = self.prepare_append(d.day, &d.entries, &mut multiset_keep())?;
-            if !p.added.is_empty() {
+            if !p.added.is_empty() || p.over > 0 {
                 prepared.push((i, p));
             }
         }
+        let overs: Vec<(usize, usize)> = prepared.iter().map(|(i, p)| (*i, p.over)).collect();
+        prepared.retain(|(_, p)| !p.added.is_empty());
         let items: Vec<(&Path, &cas::Snapshot, &[u8])> =
             prepared.iter().map(|(_, p)| (p.path.as_path(), &p.snap, p.bytes.as_slice())).collect();
         let outcomes = cas::write_all(&items)?;
@@ -277,6 +303,9 @@ impl Store {
         for (i, state) in states {
             days[i].state = state;
         }
+        for (i, over) in overs {
+            days[i].over = over;
+        }
         Ok(days)
     }
 
@@ -284,7 +313,19 @@ impl Store {
     /// while someone appended next to it is mirrored from the file as it is now. Returns
     /// (entries added, days changed, the days whose file changed before their write: to be
     /// decided again, [`Store::import_batch`]).
-    fn mirror_days(&self, lock: &WriterLock, days: Vec<WrittenDay>) -> Result<(usize, usize, Redo)> {
+    fn mirror_days(
+        &self,
+        lock: &WriterLock,
+        days: Vec<WrittenDay>,
+        over: &mut OverLimit,
+    ) -> Result<(usize, usize, Redo)> {
+        // Days left short of their plan are reported (a day decided again reports what its
+        // next round leaves out).
+        for d in &days {
+            if d.over > 0 && !matches!(d.state, Written::Redo) {
+                over.push((d.day, d.over));
+            }
+        }
         let mut c = self.conn()?;
         // A bulk load: through the page cache, not the map (index::set_mapped).
         crate::index::set_mapped(&c, false)?;
@@ -337,10 +378,10 @@ impl Store {
 
     /// The index stage of an import for one written batch: [`Store::mirror_days`], then the
     /// days to decide again ([`Store::import_batch`]). Returns (entries added, days changed).
-    fn mirror_batch(&self, lock: &WriterLock, days: Vec<WrittenDay>) -> Result<(usize, usize)> {
-        let (mut added, mut changed, redo) = self.mirror_days(lock, days)?;
+    fn mirror_batch(&self, lock: &WriterLock, days: Vec<WrittenDay>, over: &mut OverLimit) -> Result<(usize, usize)> {
+        let (mut added, mut changed, redo) = self.mirror_days(lock, days, over)?;
         if !redo.is_empty() {
-            let (a, c) = self.import_batch(lock, redo)?;
+            let (a, c) = self.import_batch(lock, redo, over)?;
             added += a;
             changed += c;
         }
@@ -354,13 +395,13 @@ impl Store {
     /// in a next round with the other changed days (at most [`cas::MAX_REDO`] rounds). A day
     /// written while someone appended next to it is mirrored from the file as it is now.
     /// Returns (entries added, days changed). The caller holds the writer lock.
-    fn import_batch(&self, lock: &WriterLock, mut days: Redo) -> Result<(usize, usize)> {
+    fn import_batch(&self, lock: &WriterLock, mut days: Redo, over: &mut OverLimit) -> Result<(usize, usize)> {
         let (mut added, mut changed) = (0, 0);
         for _ in 0..cas::MAX_REDO {
             if days.is_empty() {
                 return Ok((added, changed));
             }
-            let (a, c, redo) = self.mirror_days(lock, self.write_days(days)?)?;
+            let (a, c, redo) = self.mirror_days(lock, self.write_days(days)?, over)?;
             added += a;
             changed += c;
             days = redo;
@@ -372,6 +413,22 @@ impl Store {
     }
 }
 
+/// Serde's `skip_serializing_if` for a count shown only when not 0.
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The import warning for `day`, of which `n` planned entries were not written: past
+/// [`crate::index::sync::MAX_ENTRIES_PER_DAY`] no query could find them.
+fn over_limit_warning(day: NaiveDate, n: usize) -> String {
+    format!(
+        "{}: {n} entries of {day} not imported: the day would hold more than {}, the most one day can \
+         index (the 20 ordinal bits of an entry id); they are still in the source archive",
+        crate::files::cold_rel(day),
+        crate::index::sync::MAX_ENTRIES_PER_DAY
+    )
+}
+
 /// True when a batch of `days` days holding `entries` entries is complete: the first batch at
 /// [`IMPORT_FIRST_BATCH_DAYS`] days, later ones at [`IMPORT_BATCH_DAYS`], any batch at
 /// [`IMPORT_BATCH_ENTRIES`] entries.
@@ -381,6 +438,10 @@ fn batch_full(first: bool, days: usize, entries: usize) -> bool {
 
 /// Days whose file changed between its read and its write, with their planned entries.
 type Redo = Vec<(NaiveDate, Vec<Entry>)>;
+
+/// Days an import left short of their plan, with the number of entries not written: the day
+/// would have held more than the index can find ([`crate::index::sync::room_in_day`]).
+type OverLimit = Vec<(NaiveDate, usize)>;
 
 /// A batch of days after the file stage of an import ([`Store::write_batch`]).
 struct WrittenBatch {
@@ -395,6 +456,9 @@ struct WrittenDay {
     /// The planned entries (moved out of the scan's plan).
     entries: Vec<Entry>,
     state: Written,
+    /// Planned entries not written: the day would have held more than the index can find
+    /// ([`crate::index::sync::room_in_day`]).
+    over: usize,
 }
 
 enum Written {
@@ -449,7 +513,7 @@ mod tests {
 
     #[test]
     fn batches_close_at_eight_days_first_then_256_days_or_32768_entries() {
-        // The first batch: 8 days (values of the constants, issue 15).
+        // The first batch: 8 days (values of the constants).
         assert!(!batch_full(true, 7, 7 * 290));
         assert!(batch_full(true, 8, 8));
         // Later batches: 256 days…

@@ -53,7 +53,7 @@ pub fn scan(root: &Path, format: Format, tz: Tz) -> Result<ScanReport> {
 /// [`scan`], handing each day's plan to `each` as soon as the day's files are read (in day
 /// order, with the number of days that have files: an upper bound of the calls, for
 /// progress) instead of keeping them: an import writes a batch of days and drops it before the
-/// next is read, so its memory holds a batch, not the archive (issue 15: 390 MB for 1M
+/// next is read, so its memory holds a batch, not the archive (390 MB for 1M
 /// entries). The returned report has everything but `days`. Errors: as [`scan`], or the
 /// first error `each` returns (days after it are not read).
 pub fn scan_each(

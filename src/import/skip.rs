@@ -1,4 +1,4 @@
-//! Which files of an archive are not day files, and why (issue 5, "Mapping", first rule).
+//! Which files of an archive are not day files, and why (docs/import.md, "Days").
 
 use super::filename::day_from_file_name;
 

@@ -1,5 +1,5 @@
 //! One day file's text → its entries: hygiene, front matter, blocks, text, tag, time, source
-//! (the whole Markdown → entries mapping of issue 5, pure).
+//! (the whole Markdown → entries mapping of docs/import.md, pure).
 
 use std::collections::HashMap;
 
@@ -13,7 +13,7 @@ use super::text::{MAX_ENTRY_CHARS, collapse_ws, first_hashtag, is_separator_only
 use super::{FileSplit, ImportedEntry, Warning, frontmatter, markdown};
 use crate::files::entry::Entry;
 
-/// The tag of an entry with neither a `#tag` nor a heading above it (issue 5).
+/// The tag of an entry with neither a `#tag` nor a heading above it (docs/import.md, "Entries").
 pub const DEFAULT_TAG: &str = "import";
 
 /// Maps the text of one day file to entries (see the module docs of `crate::import` for every

@@ -1,14 +1,14 @@
 //! Inline text rules of the import mapping: wikilinks, whitespace, `#tags`, tag cleaning,
-//! separator-only text and the 4000-code-point split (issue 5, "Mapping", "Entries").
+//! separator-only text and the 4000-code-point split (docs/import.md, "Entries").
 
 use std::sync::LazyLock;
 
 use regex::Regex;
 
-/// The plugin's limit for one entry's text, in code points (seeds/002: "单条上限 4000 字").
+/// The plugin's limit for one entry's text, in code points (docs/plugin-compatibility.md: "单条上限 4000 字").
 pub const MAX_ENTRY_CHARS: usize = 4000;
 
-/// The most code points a tag keeps (issue 5: "at most 32 chars").
+/// The most code points a tag keeps (docs/import.md, "Entries": "≤ 32 characters").
 pub const MAX_TAG_CHARS: usize = 32;
 
 static WIKILINK: LazyLock<Regex> = LazyLock::new(|| Regex::new(r"!?\[\[([^\[\]]+?)\]\]").expect("valid regex"));
@@ -25,7 +25,7 @@ pub fn unwikilink(s: &str) -> String {
 }
 
 /// Collapses every run of whitespace (Unicode White_Space plus the invisible U+200B zero-width
-/// space) into one space and trims both ends: entries are one line (seeds/002 `mem_write`:
+/// space) into one space and trims both ends: entries are one line (docs/plugin-compatibility.md `mem_write`:
 /// "换行和连续空白会压成空格").
 pub fn collapse_ws(s: &str) -> String {
     s.split(|c: char| c.is_whitespace() || c == '\u{200b}').filter(|w| !w.is_empty()).collect::<Vec<_>>().join(" ")
@@ -71,7 +71,7 @@ pub fn first_hashtag(raw: &str) -> Option<String> {
 }
 
 /// Makes a tag safe for the entry line `- [ts] [tag] text`: wikilinks unwrapped, `[` and `]`
-/// removed (seeds/002 `mem_write`: "[ ] 会被去掉"), whitespace and line breaks collapsed, trimmed,
+/// removed (docs/plugin-compatibility.md `mem_write`: "[ ] 会被去掉"), whitespace and line breaks collapsed, trimmed,
 /// cut to [`MAX_TAG_CHARS`] code points. `None` when nothing is left.
 pub fn clean_tag(s: &str) -> Option<String> {
     let s = unwikilink(s).replace(['[', ']'], "");

@@ -2,9 +2,9 @@
 
 use serde::Serialize;
 
+use crate::Result;
 use crate::index::Store;
 use crate::index::sync::{Malformed, scan_disk, sha1_hex};
-use crate::{Error, Result};
 
 /// What `check` found. `clean` is true when the index mirrors the files exactly.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -13,8 +13,8 @@ pub struct CheckReport {
     /// True when nothing below is non-empty (malformed lines and temp files do not count:
     /// they are reported, but the index is consistent with them).
     pub clean: bool,
-    /// True when nothing under `cold/` needs a person's look: no `malformed` report and nothing
-    /// `ignored`. `clean` can be true while this is false (the index mirrors the files, but
+    /// True when nothing under `cold/` needs a person's look: no `malformed` report, nothing
+    /// `ignored` and nothing `unreadable`. `clean` can be true while this is false (the index mirrors the files, but
     /// some hand-written text in them is not an entry any query can find, or sits on the
     /// wrong day).
     pub all_read: bool,
@@ -39,12 +39,42 @@ pub struct CheckReport {
     pub integrity: String,
     /// Entry-looking lines that could not be read.
     pub malformed: Vec<Malformed>,
+    /// Text in day files that is not a list item (prose typed between entries,
+    /// [`crate::files::entry::is_prose`]): kept as it is and not indexed, so no query finds it;
+    /// one report per file. Headings, blank lines and list items are not counted. Does not
+    /// make `allRead` false: a day file may hold notes. Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub prose: Vec<Prose>,
+    /// Day files that cannot be read (permissions, I/O errors), as `path: reason`: not in the
+    /// index, which answers from the other files. Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<String>,
     /// Leftover temp files from interrupted writes (never read as data; safe to delete).
     pub temp_files: Vec<String>,
     /// Files and folders under `cold/` that are not read because they do not follow the
     /// layout `cold/YYYY-MM/YYYY-MM-DD.md` (a day file in another month's folder, an
     /// impossible date, notes, symlinks): reported so a misplaced file is not silently lost.
     pub ignored: Vec<String>,
+}
+
+/// Text of one day file that is not a list item ([`CheckReport::prose`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Prose {
+    /// The day file, relative to the data root.
+    pub file: String,
+    /// 1-based number of its first such line.
+    pub first_line: usize,
+    /// How many such lines it holds.
+    pub lines: usize,
+}
+
+/// The [`Prose`] report of a day file's bytes, `None` when it holds no such text.
+fn prose_in(file: &str, bytes: &[u8]) -> Option<Prose> {
+    let text = String::from_utf8_lossy(bytes);
+    let mut lines = text.split('\n').enumerate().filter(|(_, l)| crate::files::entry::is_prose(l));
+    let (first, _) = lines.next()?;
+    Some(Prose { file: file.to_string(), first_line: first + 1, lines: 1 + lines.count() })
 }
 
 impl Store {
@@ -65,15 +95,18 @@ impl Store {
         }
         let known = crate::index::mirror::known(&c, crate::index::mirror::Table::Files)?;
         for f in &disk {
-            match known.get(&f.rel) {
-                None => rep.not_indexed.push(f.rel.clone()),
-                Some(k) => {
-                    let path = self.root().join(&f.rel);
-                    let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-                    if sha1_hex(&bytes) != k.hash {
-                        rep.stale.push(f.rel.clone());
-                    }
-                }
+            let path = self.root().join(&f.rel);
+            let read = std::fs::read(&path).map(|b| {
+                rep.prose.extend(prose_in(&f.rel, &b));
+                known.get(&f.rel).map(|k| sha1_hex(&b) != k.hash)
+            });
+            match read {
+                Ok(None) => rep.not_indexed.push(f.rel.clone()),
+                Ok(Some(true)) => rep.stale.push(f.rel.clone()),
+                Ok(Some(false)) => {}
+                // Gone since the scan: as if never listed.
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => rep.unreadable.push(format!("{}: {e}", f.rel)),
             }
         }
         let on_disk: std::collections::HashSet<&str> = disk.iter().map(|f| f.rel.as_str()).collect();
@@ -97,7 +130,7 @@ impl Store {
         rep.entries = c.query_row("SELECT count(*) FROM entry_rows", [], |r| r.get(0))?;
         // FTS5's row count from its averages record (a contentless table without a docsize
         // table cannot be scanned, migration V11); FTS5 adds one per insert, takes one per delete.
-        let fts = crate::query::bm25::totals(&c)?.rows;
+        let fts = crate::fts5::bm25::totals(&c)?.rows;
         rep.fts_mismatch = fts != rep.entries;
         let mut st = c.prepare("SELECT file, line, reason FROM malformed ORDER BY file, line")?;
         rep.malformed = st
@@ -111,20 +144,20 @@ impl Store {
             && rep.gone.is_empty()
             && rep.count_mismatch.is_empty()
             && !rep.fts_mismatch;
-        rep.all_read = rep.malformed.is_empty() && rep.ignored.is_empty();
+        rep.all_read = rep.malformed.is_empty() && rep.ignored.is_empty() && rep.unreadable.is_empty();
         Ok(rep)
     }
 }
 
 /// The day files (`cold/…` paths) with an `entry_lens` row but no entries, or holding an
-/// entry whose stored token count (`entry_lens`) is not its text counted again ([`crate::index::lens::tokens_of`] of its segmented tag and
+/// entry whose stored token count (`entry_lens`) is not its text counted again ([`crate::fts5::lens::tokens_of`] of its segmented tag and
 /// content; 65 535 and more are stored saturated): a hand edit of the index, or a count
 /// written under other rules. Queries read such counts as they are; a missing or short row
 /// is counted from the text instead (and reported by the count check above). Segments every
 /// entry: seconds at a million entries.
 fn lens_disagreeing(c: &rusqlite::Connection) -> Result<Vec<String>> {
-    use crate::index::lens::{DayLens, SATURATED, tokens_of};
-    use crate::index::segment::segment;
+    use crate::fts5::lens::{DayLens, SATURATED, tokens_of};
+    use crate::fts5::segment::segment;
     let mut days = std::collections::BTreeSet::new();
     let mut lens = DayLens::default();
     let mut st = c.prepare("SELECT id, tag, content FROM entries ORDER BY id")?;
@@ -133,7 +166,7 @@ fn lens_disagreeing(c: &rusqlite::Connection) -> Result<Vec<String>> {
         let id: i64 = r.get(0)?;
         let (tag, content): (String, String) = (r.get(1)?, r.get(2)?);
         let want = tokens_of(&segment(&tag), &segment(&content));
-        let stored = crate::index::lens::stored_at(&mut lens, c, id)?;
+        let stored = crate::fts5::lens::stored_at(&mut lens, c, id)?;
         let agrees = match stored {
             Some(n) if n == usize::from(SATURATED) => want >= n,
             Some(n) => n == want,

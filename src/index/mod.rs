@@ -7,11 +7,8 @@
 
 pub mod check;
 pub mod events;
-pub mod fts5_aux;
-pub mod lens;
 pub mod mirror;
 pub mod pool;
-pub mod segment;
 pub mod stamp;
 pub mod store;
 pub mod sync;
@@ -26,7 +23,7 @@ use r2d2::{ManageConnection, Pool};
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{Connection, OpenFlags, OptionalExtension};
 
-use crate::index::segment::TOKENIZER_VERSION;
+use crate::fts5::segment::TOKENIZER_VERSION;
 use crate::{Error, Result};
 
 mod embedded {
@@ -56,7 +53,7 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     // The query planner stability guarantee: plans never depend on bound values. Without it a
     // statement whose plan read a bound value (a `LIMIT ?`, e.g. the ranked candidates) is
     // marked expired by every bind and compiled again at its next step: once per call on a
-    // long-lived handle, twice per statement in a one-call process (issue 15; SQLite's
+    // long-lived handle, twice per statement in a one-call process (SQLite's
     // `sqlite3VdbeSetVarmask`, https://sqlite.org/c3ref/c_dbconfig_defensive.html).
     c.set_db_config(rusqlite::config::DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     c.pragma_update(None, "cache_size", -32_000)?; // KiB: 32 MB page cache per connection
@@ -75,7 +72,7 @@ fn init_conn(c: &mut Connection) -> rusqlite::Result<()> {
     c.set_transaction_behavior(rusqlite::TransactionBehavior::Immediate);
     #[cfg(all(unix, target_pointer_width = "64"))]
     c.pragma_update(None, "mmap_size", MMAP_BYTES)?;
-    fts5_aux::register(c)?;
+    crate::fts5::aux_fn::register(c)?;
     Ok(())
 }
 
@@ -89,7 +86,7 @@ pub const PER_CALL_WAL_PAGES: i64 = 128;
 /// <https://sqlite.org/mmap.html>) instead of `pread` into its page cache: every connection on
 /// 64-bit Unix, except while it loads in bulk (`set_mapped`).
 ///
-/// Why (issue 15): a page not in SQLite's page cache was a `pread` copying 4 KiB from the OS
+/// Why: a page not in SQLite's page cache was a `pread` copying 4 KiB from the OS
 /// page cache; mapped, it is read in place. A one-call process starts with an empty page
 /// cache, and a long-lived handle meets one whenever a query reads pages it has not read
 /// before (another time window) or another process committed (SQLite then drops the whole
@@ -119,7 +116,7 @@ pub(crate) fn set_mapped(c: &Connection, on: bool) -> Result<()> {
 /// [`init_conn`] for a process that makes one call ([`open`] with `per_call`): also keeps
 /// the WAL when the last connection closes (no checkpoint, no delete). Otherwise each such
 /// process that records a usage hit recreates the WAL and pays four fsyncs for one small
-/// commit: the new WAL and its directory, then the checkpoint's WAL and database (issue 15:
+/// commit: the new WAL and its directory, then the checkpoint's WAL and database (measured:
 /// 6–7 fsyncs per `retrieve`). With it, commits in `synchronous=NORMAL` sync nothing, and the
 /// checkpoint that [`pool::PerCallPool`] runs when the WAL passes
 /// [`pool::PER_CALL_WAL_FRAMES`], or the close of a long-lived handle, syncs many commits at
@@ -194,7 +191,7 @@ fn derived_versions_match(tokenizer: Option<&str>, events: Option<&str>) -> bool
 
 /// Version of the newest migration in `migrations/` (`V13__entry_events.sql`). A constant, not
 /// asked of refinery: refinery parses every migration name with a regex it compiles at run
-/// time, 8 % of a CLI call's CPU (issue 15's profile). The unit test
+/// time, 8 % of a CLI call's CPU (profiled at 1M entries). The unit test
 /// `latest_migration_matches_the_embedded_set` fails when a migration is added without
 /// raising it.
 pub const LATEST_MIGRATION: i64 = 13;
@@ -295,7 +292,7 @@ fn pool(path: &Path, per_call: bool) -> Result<DbPool> {
 /// The r2d2 pool of a long-lived handle: up to 8 connections, one kept ready, and no health
 /// check at check-out. r2d2 runs `SELECT 1`-style validation (r2d2_sqlite: `execute_batch`) on
 /// every `get`, and a query checks a connection out several times: 6 % of a library day-window
-/// `retrieve` at 1M entries (issue 15's profile). An SQLite connection to a local file does
+/// `retrieve` at 1M entries (profiled at 1M entries). An SQLite connection to a local file does
 /// not go stale the way a network connection does; errors still surface from the statement.
 fn shared_pool() -> r2d2::Builder<SqliteConnectionManager> {
     Pool::builder().max_size(8).min_idle(Some(1)).test_on_check_out(false)
@@ -312,7 +309,8 @@ pub enum ReadOnlyIndex {
     Temporary(tempfile::TempDir),
 }
 
-/// Opens the index of a data root that cannot be written (issue 14, point 4): its own index
+/// Opens the index of a data root that cannot be written (a read-only mount, another
+/// user's folder: it is still queried): its own index
 /// in place when it is memlayers' and up to date, else a new index in a temporary folder
 /// (state [`OpenState::Fresh`]: the caller mirrors the files into it). Nothing is created in
 /// the root. Errors: the temporary index cannot be created.
@@ -331,7 +329,7 @@ pub fn open_read_only(root: &Path) -> Result<(DbPool, OpenState, ReadOnlyIndex)>
         if Connection::open_with_flags(&uri, flags).is_ok_and(|c| up_to_date_conn(&c).is_some()) {
             let manager = SqliteConnectionManager::file(&uri).with_flags(flags).with_init(|c| {
                 c.pragma_update(None, "cache_size", -32_000)?;
-                fts5_aux::register(c)
+                crate::fts5::aux_fn::register(c)
             });
             let pool = DbPool::Shared(shared_pool().build(manager).map_err(Error::pool)?);
             return Ok((pool, OpenState::Current, ReadOnlyIndex::InPlace));

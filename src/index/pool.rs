@@ -1,7 +1,7 @@
 //! Where the index's connections come from: an r2d2 pool for a long-lived handle, or, for a
 //! process that makes one call (the CLI), connections opened on the calling thread.
 //!
-//! Why two (issue 15): r2d2 starts three worker threads per pool and opens every connection
+//! Why two: r2d2 starts three worker threads per pool and opens every connection
 //! on one of them, handing it over through a condition variable. A long-lived handle pays that
 //! once; a CLI call paid it on every call: pool, open and first query took 0.63–0.91 ms against
 //! 0.43–0.57 ms for the same connection opened directly (release build, the 1M-entry index,
@@ -47,7 +47,7 @@ impl PerCallPool {
 /// Most WAL frames a one-call process leaves behind: when the WAL holds more as the pool
 /// drops, it is checkpointed and truncated to zero bytes (`wal_checkpoint(TRUNCATE)`).
 ///
-/// Why (issue 15): a one-call process keeps its commits in the WAL (no checkpoint on close,
+/// Why: a one-call process keeps its commits in the WAL (no checkpoint on close,
 /// `index::init_conn_per_call`), and the first connection of the next process, finding no
 /// other connection open, rebuilds the WAL index by reading every frame of the WAL. The
 /// rebuilt index also forgets what earlier checkpoints copied, so SQLite never restarted the

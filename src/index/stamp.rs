@@ -1,4 +1,5 @@
-//! Is `index.sqlite3` memlayers' own database? (issue 14, point 7)
+//! Is `index.sqlite3` memlayers' own database? (Another program's SQLite file there must
+//! be moved aside untouched, never migrated or overwritten.)
 //!
 //! memlayers stamps its index with SQLite's `application_id` header field
 //! ([`APPLICATION_ID`], `PRAGMA application_id`, set when the index is created) and checks it

@@ -28,7 +28,7 @@ thread_local! {
 /// Runs `f` with "now" pinned to `now` (a UTC instant) for every [`Store::now`] read on this
 /// thread until it returns (panics included), over any pin of the handle: one call pinned on
 /// a long-lived handle that otherwise reads the clock, as `memlayers serve` answers a CLI call
-/// made with `--now` (issue 15: such calls ran in-process, 8–11 ms over the library for an
+/// made with `--now` (such calls ran in-process, 8–11 ms over the library for an
 /// unwindowed query at 1M entries, against 1.5–2.3 ms through the server). Only this thread:
 /// other callers sharing the handle keep their own clock.
 pub(crate) fn at_instant<R>(now: DateTime<Utc>, f: impl FnOnce() -> R) -> R {
@@ -42,6 +42,19 @@ pub(crate) fn at_instant<R>(now: DateTime<Utc>, f: impl FnOnce() -> R) -> R {
     f()
 }
 
+/// The system clock, truncated to milliseconds (the precision of entry timestamps): the one
+/// place the engine reads it.
+fn system_now() -> DateTime<Utc> {
+    #[allow(clippy::disallowed_methods)] // the one place that reads the clock
+    let n = Utc::now();
+    DateTime::from_timestamp_millis(n.timestamp_millis()).unwrap_or(n)
+}
+
+/// How far a pinned clock may run ahead of the system clock before the usage ledger stops
+/// following it ([`Store::ledger_now`]): one day, the most two honest clocks differ by when
+/// one of them reads a local time as UTC (zones span UTC−12 to UTC+14).
+pub const LEDGER_CLOCK_LEAD: chrono::Duration = chrono::Duration::days(1);
+
 /// An open data root: path, configuration, index pool, lock and clock.
 #[derive(Debug)]
 pub struct Store {
@@ -49,6 +62,9 @@ pub struct Store {
     pub(crate) config: Config,
     /// The zone the root's files are dated in (`files::zone`: recorded in memlayers.json).
     partition_tz: Tz,
+    /// True from an open that recorded the zone (a new data root) until the first write or
+    /// import through this handle reports it ([`Store::take_zone_recorded`]).
+    zone_created: AtomicBool,
     pool: DbPool,
     fixed_now: Option<DateTime<Utc>>,
     /// True while this handle holds usage hits not yet written to usage.json (usage ops).
@@ -63,7 +79,8 @@ pub struct Store {
     watch: Mutex<Option<ColdWatch>>,
     /// Changes of the live layer files since their last check (a watching store only).
     pub(crate) layer_watch: Mutex<crate::index::watch::LayerState>,
-    /// Why the data root cannot be written (`None`: it can): queries only (issue 14, point 4).
+    /// Why the data root cannot be written (`None`: it can): queries only (a read-only mount, another
+    /// user's folder).
     pub(crate) read_only: Option<String>,
     /// Where a read-only root's index lives (kept alive: a temporary one is deleted on drop).
     ro_index: Option<index::ReadOnlyIndex>,
@@ -72,8 +89,8 @@ pub struct Store {
     /// back by the throttle left to a later call instead of flushed at drop.
     pub(crate) watching: bool,
     /// Document frequencies of query phrases, kept while the FTS5 index is unchanged
-    /// (`query::bm25`).
-    pub(crate) df_memo: Mutex<crate::query::bm25::DfMemo>,
+    /// (`fts5::bm25`).
+    pub(crate) df_memo: Mutex<crate::fts5::bm25::DfMemo>,
     /// A stat of every cold file started before the index was opened
     /// ([`crate::Memory::open_per_call_scanning`]), taken by the first check that needs one.
     prescan: Mutex<Option<std::thread::JoinHandle<Result<Vec<sync::FileStat>>>>>,
@@ -96,8 +113,8 @@ impl Store {
     /// created.
     ///
     /// `per_call`: this process makes one call and exits (the CLI): the store keeps no inotify
-    /// watch, whose 120-odd watches cost more to add and to close (11–14 ms at 1M entries,
-    /// issue 15) than the call itself, and checks only the day files each query reads
+    /// watch, whose 120-odd watches cost more to add and to close (11–14 ms at 1M entries)
+    /// than the call itself, and checks only the day files each query reads
     /// ([`Store::sync_days`]); its connections leave the WAL for a later checkpoint
     /// ([`index::open`]).
     pub(crate) fn open(root: &Path, config: Config, per_call: bool) -> Result<(Store, OpenState, Vec<String>)> {
@@ -131,6 +148,7 @@ impl Store {
             root,
             config,
             partition_tz: zone.zone,
+            zone_created: AtomicBool::new(zone.created),
             pool,
             fixed_now: None,
             usage_pending: Default::default(),
@@ -163,11 +181,29 @@ impl Store {
     /// handle's ([`Store::pin_now`]), else the system clock truncated to milliseconds (the
     /// precision of entry timestamps).
     pub fn now(&self) -> DateTime<Utc> {
-        CALL_NOW.with(std::cell::Cell::get).or(self.fixed_now).unwrap_or_else(|| {
-            #[allow(clippy::disallowed_methods)] // the one place that reads the clock
-            let n = Utc::now();
-            DateTime::from_timestamp_millis(n.timestamp_millis()).unwrap_or(n)
-        })
+        CALL_NOW.with(std::cell::Cell::get).or(self.fixed_now).unwrap_or_else(system_now)
+    }
+
+    /// True when "now" is pinned ([`at_instant`], [`Store::pin_now`]), false when it is the
+    /// system clock's.
+    pub(crate) fn clock_pinned(&self) -> bool {
+        CALL_NOW.with(std::cell::Cell::get).or(self.fixed_now).is_some()
+    }
+
+    /// The instant the usage ledger records for what is done now: [`Store::now`], except that a
+    /// pinned clock more than [`LEDGER_CLOCK_LEAD`] ahead of the system clock (`--now 2035-…`)
+    /// records at the system clock's instant. A hit moves its record's decay anchor to the
+    /// instant it is recorded at, and decay only runs forward from the anchor: one call from a
+    /// far-future clock would otherwise stop the decay of every record it hit until the real
+    /// clock caught up (a weight held at 62 for years). A pinned clock in the past, or less than
+    /// a day ahead (a zone mistaken for UTC, a skewed machine), is recorded as it is.
+    pub(crate) fn ledger_now(&self) -> DateTime<Utc> {
+        let now = self.now();
+        if !self.clock_pinned() {
+            return now;
+        }
+        let real = system_now();
+        if now - real > LEDGER_CLOCK_LEAD { real } else { now }
     }
 
     /// Today's local date in the zone the root's files are dated in ([`Store::tz`]).
@@ -189,6 +225,13 @@ impl Store {
     /// else the configured one. It partitions cold files by local date.
     pub fn tz(&self) -> Tz {
         self.partition_tz
+    }
+
+    /// `Some(zone)` the first time a write or an import through this handle asks, when opening
+    /// it recorded the zone of a new data root in `memlayers.json` ([`crate::files::zone`]:
+    /// how a root's zone is chosen, and why it cannot change in place); `None` otherwise.
+    pub(crate) fn take_zone_recorded(&self) -> Option<Tz> {
+        self.zone_created.swap(false, std::sync::atomic::Ordering::Relaxed).then_some(self.partition_tz)
     }
 
     /// The configured zone (`--tz`, config `timezone`): frames time expressions. Differs from
@@ -282,19 +325,11 @@ impl Store {
         rep
     }
 
-    /// Brings the index up to date for a query that reads only `scope`'s day files. A
-    /// watching store does what [`Store::sync`] does (its watch covers every file at no cost);
-    /// a per-call store syncs the live layer files, then stats only the day files of `scope`
-    /// (listing only its month folders) and mirrors the ones changed, added or removed there.
-    /// Files outside the scope are left for the query that reads them. Errors: as
-    /// [`Store::sync`].
-    pub fn sync_days(&self, scope: SyncScope) -> Result<SyncReport> {
-        if self.watching || scope == SyncScope::All {
-            return self.sync();
-        }
-        let layers = self.sync_layers(crate::layers::sync::LayerScope::Live, false, None)?;
-        let cold = self.scan_and_apply(false, scope, true, &mut |_| {})?;
-        Ok(SyncReport { layers, ..cold })
+    /// The cold part of [`Store::sync_days`] on a per-call store: stats only the day files of
+    /// `scope` (listing only its month folders) and mirrors the ones changed, added or removed
+    /// there, waiting for the writer lock. Errors: as [`Store::sync`].
+    pub(crate) fn sync_cold_days(&self, scope: SyncScope) -> Result<SyncReport> {
+        self.scan_and_apply(false, scope, true, &mut |_| {})
     }
 
     /// The cold part of a reader's sync ([`Store::sync_reader`]) for `scope`: never waits for
@@ -410,7 +445,7 @@ impl Store {
 /// A day file this process just wrote, with everything its mirror needs
 /// ([`Store::mirror_written_in`]): hashes and segmented entries are computed where the file was
 /// written, so an import does that work on its file thread, beside the index inserts of the
-/// batch before (issue 15: the index thread set the import's pace).
+/// batch before (the index thread set the import's pace).
 #[derive(Debug)]
 pub(crate) struct WrittenFile<'a> {
     /// The file's local date.

@@ -1,6 +1,7 @@
 //! Change detection and mirroring of cold files into the index.
 //!
-//! Split in two, so the decision is testable without I/O (style.md, basic-memory):
+//! Split in two, so the decision is testable without I/O (the same split basic-memory makes between its change
+//! planning and its change detector):
 //! [`plan`] compares what is on disk with what the index knows (size, mtime, inode) and lists
 //! the files to look at and the files gone; [`apply`] reads those files, compares content
 //! hashes, and re-mirrors the days that really changed, in one transaction per batch.
@@ -11,25 +12,18 @@ use std::path::Path;
 use chrono::{DateTime, NaiveDate, Utc};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde::Serialize;
-use sha1::{Digest, Sha1};
 
 use crate::files::entry::{LineKind, parse_line};
 use crate::files::{cold_rel, day_number, day_of_cold_rel};
+use crate::fts5::segment::segment;
 use crate::index::mirror::Known;
-use crate::index::segment::segment;
 use crate::{Error, Result};
 
-/// Bits of an entry id that hold the ordinal inside the day (`id = day << 20 | ordinal`).
-pub const ORDINAL_BITS: u32 = 20;
-/// Most entries one day file can hold in the index; further lines are reported as malformed.
-pub const MAX_ENTRIES_PER_DAY: usize = (1 << ORDINAL_BITS) - 1;
+// The entry-id encoding and the content hash live in `files` (the fts5 layer below uses them).
+pub use crate::files::{MAX_ENTRIES_PER_DAY, ORDINAL_BITS, id_range, sha1_hex};
+
 /// Files re-mirrored per transaction.
 pub const BATCH_FILES: usize = 256;
-
-/// Inclusive id range `[lo, hi]` of the entries of local dates `from..=to`.
-pub fn id_range(from: NaiveDate, to: NaiveDate) -> (i64, i64) {
-    (day_number(from) << ORDINAL_BITS, ((day_number(to) + 1) << ORDINAL_BITS) - 1)
-}
 
 /// What the file system says about one cold file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,7 +103,7 @@ pub struct KnownStat {
 /// from disk. `disk` and `known` must both be sorted by path (bytewise: [`scan_disk`]'s order
 /// and SQLite's `ORDER BY path`). One merge pass that stops at the first difference, without
 /// the map [`plan`] builds: the check a one-call process makes before every query without a
-/// time window, beside the query (issue 15; building the map of 3 445 rows with their hashes
+/// time window, beside the query (building the map of 3 445 rows with their hashes
 /// took 1.5–2.4 ms of that check at 1M entries).
 pub fn changed(disk: &[FileStat], known: &[KnownStat]) -> bool {
     let mut d = disk.iter().peekable();
@@ -218,7 +212,12 @@ fn scan_months(months: &[(String, std::path::PathBuf)], keep: &dyn Fn(NaiveDate)
             Ok(f) => f,
             // Removed since it was listed: its files are gone (the plan drops them).
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-            Err(e) => return Err(Error::io(mdir, e)),
+            // Unreadable (permissions): its day files are left out, as an unreadable day file
+            // is, and queries answer from the rest.
+            Err(e) => {
+                log::warn!("cold/{mname}: cannot be read ({e}): its day files are left out of the index");
+                continue;
+            }
         };
         for f in files {
             let f = f.map_err(|e| Error::io(mdir, e))?;
@@ -273,6 +272,10 @@ pub struct SyncReport {
     pub entries_indexed: usize,
     /// Entry-looking lines that could not be read, in the mirrored files.
     pub malformed: Vec<Malformed>,
+    /// Day files that could not be read (relative paths): left out of the index, tried again
+    /// at every sync; each is also in `malformed` (line 0) with the reason. Omitted when empty.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unreadable: Vec<String>,
     /// What the sync of the layer files (hot.md, usage.json, summaries) changed.
     pub layers: LayerReport,
 }
@@ -292,12 +295,6 @@ pub struct LayerReport {
     /// Why usage.json could not be read, when it could not (it is rebuilt silently).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub usage_corrupt: Option<String>,
-}
-
-/// sha1 of bytes, lowercase hex.
-pub fn sha1_hex(bytes: &[u8]) -> String {
-    let d = Sha1::digest(bytes);
-    d.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Reads, hashes and mirrors the planned files; drops removed ones. Batches of
@@ -331,7 +328,11 @@ pub fn apply(
                 Ok(b) => b,
                 // Deleted between scan and read: the next sync drops it.
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
-                Err(e) => return Err(Error::io(&path, e)),
+                Err(e) => {
+                    rep.malformed.push(unreadable(&tx, f, &e)?);
+                    rep.unreadable.push(f.rel.clone());
+                    continue;
+                }
             };
             let hash = sha1_hex(&bytes);
             if known.get(&f.rel).is_some_and(|k| k.hash == hash) {
@@ -356,6 +357,25 @@ pub fn apply(
     Ok(rep)
 }
 
+/// Takes a day file that cannot be read (permissions, an I/O error) out of the index: its
+/// entries are dropped — the index never answers for bytes it cannot read — and it is not
+/// recorded in `files`, so every later sync tries it again (a `chmod` changes its ctime
+/// anyway) and warns again, naming it, while queries answer from the other files. The reason
+/// is kept in `malformed` (line 0), which `check` lists. Returns that report.
+fn unreadable(tx: &Transaction, f: &FileStat, e: &std::io::Error) -> Result<Malformed> {
+    delete_day(tx, f.day)?;
+    tx.execute("DELETE FROM files WHERE path = ?1", [&f.rel])?;
+    tx.execute("DELETE FROM malformed WHERE file = ?1", [&f.rel])?;
+    let m = Malformed {
+        file: f.rel.clone(),
+        line: 0,
+        reason: format!("cannot be read ({e}): not indexed; queries answer from the other day files"),
+    };
+    record_malformed(tx, &m)?;
+    log::warn!("{}: {}", f.rel, m.reason);
+    Ok(m)
+}
+
 /// Deletes every entry of a local date from `entries`, the FTS5 table, `entry_lens` and
 /// `entry_events`.
 pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
@@ -372,7 +392,7 @@ pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
         }
     }
     tx.execute("DELETE FROM entry_rows WHERE id BETWEEN ?1 AND ?2", [lo, hi])?;
-    crate::index::lens::delete_day(tx, day_number(day))?;
+    crate::fts5::lens::delete_day(tx, day_number(day))?;
     crate::index::events::delete_ids(tx, lo, hi)?;
     Ok(())
 }
@@ -381,7 +401,7 @@ pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
 /// segmented ([`segment`]), as `entries_fts` stores them — and its event windows
 /// ([`crate::index::events::event_days`], stored in `entry_events`). Computed apart from the
 /// insert so that a caller with a second thread (an import's file stage) can segment and parse
-/// there, beside the index inserts (issue 15).
+/// there, beside the index inserts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FtsText {
     /// `segment(tag)`.
@@ -449,6 +469,25 @@ fn misdated(f: &FileStat, line: i64, e: &crate::files::entry::Entry, tz: chrono_
     })
 }
 
+/// The report of an indexable line past the most one day can hold ([`MAX_ENTRIES_PER_DAY`]):
+/// it is in the file but no query can find it. `write` and `import` refuse to add such lines
+/// ([`room_in_day`]); only a hand edit can make a day this long.
+fn over_limit(f: &FileStat, line: i64) -> Malformed {
+    Malformed {
+        file: f.rel.clone(),
+        line,
+        reason: format!("more than {MAX_ENTRIES_PER_DAY} entries in one day: not indexed (no query can find it)"),
+    }
+}
+
+/// How many more entries a day file that holds `indexed` indexable lines (entries and bullets
+/// without a timestamp) can take before no query could find the next: [`MAX_ENTRIES_PER_DAY`]
+/// minus `indexed`, never below 0. The ordinal of an entry id has [`ORDINAL_BITS`] bits
+/// (`id = day << 20 | ordinal`), so a day holds at most 2^20 − 1 entries.
+pub fn room_in_day(indexed: usize) -> usize {
+    MAX_ENTRIES_PER_DAY.saturating_sub(indexed)
+}
+
 /// Indexes entries appended to a file whose previous bytes (hash `old_hash`) the index already
 /// mirrors, without touching the existing rows. `first_ordinal` is the number of entries the
 /// file held before; `lines` are the new entries with their 1-based line numbers and FTS5
@@ -484,12 +523,12 @@ pub fn append_indexed(
     let base = day_number(f.day) << ORDINAL_BITS;
     let mut lens = Vec::with_capacity(lines.len());
     for (k, a) in lines.iter().enumerate() {
-        lens.push(insert_entry(tx, base | (first_ordinal + k) as i64, a.line, a.entry, &a.fts)?);
+        lens.push(insert_entry(tx, base | (first_ordinal + k) as i64, a.line, a.entry, &a.fts, true)?);
         if let Some(m) = misdated(f, a.line, a.entry, tz) {
             record_malformed(tx, &m)?;
         }
     }
-    crate::index::lens::append(tx, day_number(f.day), first_ordinal, &lens)?;
+    crate::fts5::lens::append(tx, day_number(f.day), first_ordinal, &lens)?;
     tx.prepare_cached(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
@@ -555,32 +594,45 @@ pub fn insert_row(
     Ok(())
 }
 
+/// The `entry_rows.source` of an entry read from a bullet without a timestamp
+/// ([`crate::files::entry::undated_bullet`]): the empty string, which no source marker body can
+/// be (a marker body holds a `#`), so no schema change is needed to tell such entries apart.
+/// Their instant is the start of their file's local day, a stand-in: results say `tsKnown:
+/// false` ([`crate::query::Item::ts_known`]).
+pub const UNDATED_SOURCE: &str = "";
+
 /// Inserts one entry into `entry_rows` and, with its FTS5 columns and event windows `fts`, the
-/// FTS5 table and `entry_events`.
-/// Returns its token count ([`crate::index::lens::tokens_of`]), which the caller stores with
-/// the day's others ([`crate::index::lens::append`]).
+/// FTS5 table and `entry_events`;
+/// `ts_known` false for a bullet without a timestamp ([`UNDATED_SOURCE`]). Returns its token
+/// count ([`crate::fts5::lens::tokens_of`]), which the caller stores with the day's others
+/// ([`crate::fts5::lens::append`]).
 fn insert_entry(
     tx: &Transaction,
     id: i64,
     lineno: i64,
     e: &crate::files::entry::Entry,
     fts: &FtsText,
+    ts_known: bool,
 ) -> Result<usize> {
-    let source = e.source.as_ref().map(|s| s.marker_body());
+    let source = if ts_known { e.source.as_ref().map(|s| s.marker_body()) } else { Some(UNDATED_SOURCE.to_string()) };
     insert_row(tx, id, e.ts, &e.tag, &e.content, source.as_deref(), lineno)?;
     let mut ins = tx.prepare_cached("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
     ins.execute(params![id, fts.tag, fts.body])?;
     crate::index::events::insert(tx, id, &fts.events)?;
-    Ok(crate::index::lens::tokens_of(&fts.tag, &fts.body))
+    Ok(crate::fts5::lens::tokens_of(&fts.tag, &fts.body))
 }
 
 /// Replaces the index rows of one file with its current content. `bytes` are the file's bytes
-/// (invalid UTF-8 is decoded lossily and reported as line 0). Returns entries indexed and the
-/// malformed lines: entry-looking lines that could not be read, near misses of the entry
-/// format and bullets without a timestamp ([`near_miss`](crate::files::entry::near_miss)), and
-/// entries whose timestamp falls on another local date in `tz` (the zone partitioning the day
-/// files, which also anchors event windows) than the file's (indexed all the same, under the
-/// file's date).
+/// (invalid UTF-8 is decoded lossily and reported as line 0). Entry lines are indexed, and so
+/// is each hand-written bullet without a timestamp (`- 买了新的跑鞋`,
+/// [`undated_bullet`](crate::files::entry::undated_bullet)): tag `-`, its instant the start of
+/// the file's local day in `tz`, marked time-unknown ([`UNDATED_SOURCE`]); the file is not
+/// rewritten to add a timestamp. Returns entries indexed and the malformed lines: entry-looking
+/// lines that could not be read, near misses of the entry format
+/// ([`near_miss`](crate::files::entry::near_miss)), lines past the day's limit, and entries
+/// whose timestamp falls on another local date in `tz` (the zone partitioning the day files,
+/// which also anchors event windows) than the file's (indexed all the same, under the file's
+/// date).
 pub fn mirror_file(
     tx: &Transaction,
     f: &FileStat,
@@ -600,25 +652,34 @@ pub fn mirror_file(
     let base = day_number(f.day) << ORDINAL_BITS;
     let mut n = 0usize;
     let mut lens = Vec::new();
+    // A bullet without a timestamp is dated at the start of the file's local day.
+    let day_start = || crate::temporal::days::local_midnight(f.day, tz);
     for (i, line) in text.split('\n').enumerate() {
         let lineno = i as i64 + 1;
         match parse_line(line) {
-            LineKind::Other => {
-                if let Some(reason) = crate::files::entry::near_miss(line) {
-                    bad.push(Malformed { file: f.rel.clone(), line: lineno, reason });
+            LineKind::Other => match crate::files::entry::undated_bullet(line) {
+                Some(_) if n >= MAX_ENTRIES_PER_DAY => bad.push(over_limit(f, lineno)),
+                Some(content) => {
+                    let e = crate::files::entry::Entry {
+                        ts: day_start(),
+                        tag: "-".into(),
+                        content: content.to_string(),
+                        source: None,
+                    };
+                    lens.push(insert_entry(tx, base | n as i64, lineno, &e, &FtsText::of(&e, tz), false)?);
+                    n += 1;
                 }
-            }
+                None => {
+                    if let Some(reason) = crate::files::entry::near_miss(line) {
+                        bad.push(Malformed { file: f.rel.clone(), line: lineno, reason });
+                    }
+                }
+            },
             LineKind::Malformed(reason) => bad.push(Malformed { file: f.rel.clone(), line: lineno, reason }),
-            LineKind::Entry(_) if n >= MAX_ENTRIES_PER_DAY => {
-                bad.push(Malformed {
-                    file: f.rel.clone(),
-                    line: lineno,
-                    reason: format!("more than {MAX_ENTRIES_PER_DAY} entries in one day"),
-                });
-            }
+            LineKind::Entry(_) if n >= MAX_ENTRIES_PER_DAY => bad.push(over_limit(f, lineno)),
             LineKind::Entry(e) => {
                 bad.extend(misdated(f, lineno, &e, tz));
-                lens.push(insert_entry(tx, base | n as i64, lineno, &e, &FtsText::of(&e, tz))?);
+                lens.push(insert_entry(tx, base | n as i64, lineno, &e, &FtsText::of(&e, tz), true)?);
                 n += 1;
             }
         }
@@ -633,7 +694,7 @@ pub fn mirror_file(
     for m in &bad {
         record_malformed(tx, m)?;
     }
-    crate::index::lens::append(tx, day_number(f.day), 0, &lens)?;
+    crate::fts5::lens::append(tx, day_number(f.day), 0, &lens)?;
     tx.execute(
         "INSERT OR REPLACE INTO files(path, day, size, mtime_ns, inode, ctime_ns, hash, entries) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![f.rel, day_s, f.size, f.mtime_ns, f.inode, f.ctime_ns, hash, n as i64],

@@ -167,7 +167,7 @@ impl ColdWatch {
 /// An inotify watch on the data root folder itself, for the layer files every query reads
 /// (hot.md and usage.json, `layers::sync::LayerScope::Live`): a long-lived handle then stats them
 /// only after one of them changed, instead of at every query (two `statx` plus a read of their
-/// `layer_files` rows; about a tenth of a day-window `retrieve` at 1M entries, issue 15). The
+/// `layer_files` rows; about a tenth of a day-window `retrieve` at 1M entries). The
 /// folder also holds the index, whose WAL every commit writes: those events are read and
 /// ignored by name. Same guarantees and blind spots as [`ColdWatch`]: the event is queued inside
 /// the system call that made the change, so an edit finished before a query starts is seen by it.

@@ -1,6 +1,6 @@
 //! `export`: writes the layer state held in the index — hot.md (body, candidates, topics),
-//! the summaries and the usage ledger — back to its canonical files (spec/engine.md
-//! principle 4). Atomic per file, and only files whose bytes differ are written, so running it
+//! the summaries and the usage ledger — back to its canonical files (state
+//! that lives in the database must reach its file, so the files never lag). Atomic per file, and only files whose bytes differ are written, so running it
 //! twice gives the same bytes and touches nothing the second time.
 //!
 //! Hand edits win: the layer files are synced into the index first (under the writer lock), so

@@ -1,7 +1,7 @@
 //! Mirroring of the layer files — `hot.md`, `usage.json`, `summaries/{day,week,month}/*.md` —
 //! into the `layer_files` table (and, for usage.json, the `usage` table).
 //!
-//! The files are canonical (spec/engine.md principles 1 and 2): every write of a layer file
+//! The files are canonical (the memory is the Markdown files; the index is derived from them and can be deleted): every write of a layer file
 //! goes to the file first, atomically, and then records the file's stat, hash and bytes here
 //! ([`Store::write_layer`]). [`Store::sync_layers`] picks up what changed behind our back —
 //! a hand edit, another tool — the same way the cold sync does: a pure [`plan`] compares
@@ -10,16 +10,16 @@
 //!
 //! * hot.md or a summary changed → its row is replaced by the file's bytes; gone → row dropped.
 //! * usage.json changed → the `usage` table is replaced from the file; unreadable → emptied
-//!   (every entry back to "weight 50, never hit", seeds/002 "文件缺失或损坏时静默重建") and
+//!   (every entry back to "weight 50, never hit", docs/plugin-compatibility.md: "文件缺失或损坏时静默重建") and
 //!   rewritten at the next flush; gone → emptied. Never an error.
 //!
-//! usage.json is parsed WITHOUT the writer lock (issue 14 point 8: a 100 MB ledger held the
-//! lock for the whole parse, blocking every writer for seconds): when its stat differs from
+//! usage.json is parsed WITHOUT the writer lock (a 100 MB ledger parsed under the lock held it
+//! for the whole parse, blocking every writer for seconds): when its stat differs from
 //! the recorded row, the sync first streams it into a staging table of its own connection
-//! ([`crate::layers::usage::ops::stage`], SQLite's temp database, which locks nothing in the
+//! ([`crate::layers::usage::table::stage`], SQLite's temp database, which locks nothing in the
 //! index), noting the file's size / mtime / inode / ctime before and after the read. Under
 //! the lock it checks that the file at the path still has that identity and swaps the staged
-//! records in with one short transaction ([`crate::layers::usage::ops::swap_in`]); if the file
+//! records in with one short transaction ([`crate::layers::usage::table::swap_in`]); if the file
 //! changed meanwhile it lets the lock go and parses again ([`STAGE_TRIES`] times, then parses
 //! under the lock, so it always ends). A caller that already holds the lock parses under it.
 //!
@@ -46,8 +46,7 @@ use crate::{Error, Result};
 
 /// The hot layer file, relative to the data root.
 pub const HOT_FILE: &str = "hot.md";
-/// The usage ledger file, relative to the data root.
-pub const USAGE_FILE: &str = "usage.json";
+pub use crate::layers::usage::USAGE_FILE;
 /// How many times a sync parses usage.json outside the writer lock and finds it changed under
 /// the lock before it parses it under the lock instead (module docs). A file rewritten that
 /// often during its own parse is being written in a loop; parsing under the lock then ends it.
@@ -255,7 +254,7 @@ fn apply(
     for (rel, kind) in &p.removed {
         tx.execute("DELETE FROM layer_files WHERE path = ?1", [rel])?;
         if *kind == LayerKind::Usage {
-            crate::layers::usage::ops::replace_from_file(&tx, None)?;
+            crate::layers::usage::table::replace_from_file(&tx, None)?;
             rep.usage_reloaded = true;
         }
         rep.files_removed += 1;
@@ -307,16 +306,16 @@ fn full_ident(m: &std::fs::Metadata) -> FullIdent {
 #[derive(Debug)]
 struct Staged {
     ident: FullIdent,
-    digest: crate::layers::usage::ops::Digest,
+    digest: crate::layers::usage::table::Digest,
     status: Option<crate::layers::usage::LoadStatus>,
 }
 
-/// The usage.json part of [`apply`], streamed (issue 14 point 8: a 100 MB ledger took 674 MB
+/// The usage.json part of [`apply`], streamed (a 100 MB ledger took 674 MB
 /// read whole). With `staged` (parsed outside the lock): the file must still be the one
 /// staged, else [`Error::Changed`] (the caller parses again); its records are swapped in.
 /// Without: one pass hashes the file (constant memory) to skip a file whose bytes are what the
 /// row records; otherwise a second pass through the same descriptor parses it straight into
-/// the usage table ([`crate::layers::usage::ops::reload`]). Either way the row records the
+/// the usage table ([`crate::layers::usage::table::reload`]). Either way the row records the
 /// digest of what was loaded, and an unreadable ledger is emptied with its bytes kept beside it.
 fn apply_usage(
     tx: &rusqlite::Transaction,
@@ -326,7 +325,7 @@ fn apply_usage(
     staged: Option<&Staged>,
     rep: &mut LayerReport,
 ) -> Result<()> {
-    use crate::layers::usage::{LoadStatus, ops};
+    use crate::layers::usage::{LoadStatus, table};
     use std::io::{Seek, SeekFrom};
     let path = root.join(&f.rel);
     let (status, d) = if let Some(st) = staged {
@@ -337,7 +336,7 @@ fn apply_usage(
         match (&st.status, known.get(&f.rel).is_some_and(|k| k.hash == st.digest.sha1)) {
             (_, true) => return update_stat(tx, &LayerStat { size: st.digest.size, ..f.clone() }),
             (Some(status), false) => {
-                ops::swap_in(tx, status, st.digest.final_newline)?;
+                table::swap_in(tx, status, st.digest.final_newline)?;
                 (status.clone(), st.digest.clone())
             }
             // Not parsed (its bytes were the recorded ones), but the row changed since: again.
@@ -349,12 +348,12 @@ fn apply_usage(
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
             Err(e) => return Err(Error::io(&path, e)),
         };
-        let d = ops::digest_of(&file).map_err(|e| Error::io(&path, e))?;
+        let d = table::digest_of(&file).map_err(|e| Error::io(&path, e))?;
         if known.get(&f.rel).is_some_and(|k| k.hash == d.sha1) {
             return update_stat(tx, &LayerStat { size: d.size, ..f.clone() });
         }
         file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(&path, e))?;
-        let (status, digest) = ops::reload(tx, Some(&file))?;
+        let (status, digest) = table::reload(tx, Some(&file))?;
         (status, digest.unwrap_or(d))
     };
     if let LoadStatus::Corrupt(why) = status {
@@ -427,8 +426,23 @@ impl Store {
         Ok(SyncReport { layers, ..cold })
     }
 
+    /// Brings the index up to date for a query that reads only `scope`'s day files. A
+    /// watching store does what [`Store::sync`] does (its watch covers every file at no cost);
+    /// a per-call store syncs the live layer files, then stats only the day files of `scope`
+    /// (listing only its month folders) and mirrors the ones changed, added or removed there.
+    /// Files outside the scope are left for the query that reads them. Errors: as
+    /// [`Store::sync`].
+    pub fn sync_days(&self, scope: crate::index::store::SyncScope) -> Result<SyncReport> {
+        if self.watching || scope == crate::index::store::SyncScope::All {
+            return self.sync();
+        }
+        let layers = self.sync_layers(LayerScope::Live, false, None)?;
+        let cold = self.sync_cold_days(scope)?;
+        Ok(SyncReport { layers, ..cold })
+    }
+
     /// The sync of a reader (every query, and opening a handle): as [`Store::sync`], but it
-    /// never waits for the writer lock (issue 14, point 3). When files need mirroring and
+    /// never waits for the writer lock (an answer must not wait for an import or a rebuild). When files need mirroring and
     /// another writer holds the lock (an import, a rebuild), or a writer marked a long write
     /// ([`Store::mark_busy`]), it mirrors nothing and returns `stale: true`; the caller
     /// answers from the index as it is — the last committed state, which WAL readers see
@@ -443,7 +457,7 @@ impl Store {
     /// the layer files first, then runs `query` while a second thread stats every cold file
     /// and compares them with the index — the stat pass (≈ 3 500 `statx` at 1M entries) costs
     /// as much as a typical query, so on two cores the call pays the longer of the two, not
-    /// their sum (issue 15). Only when a file changed is it mirrored and `query` run again, so
+    /// their sum. Only when a file changed is it mirrored and `query` run again, so
     /// the answer is the one a sync-then-query would give. Errors: those of the sync and of
     /// `query`.
     pub(crate) fn read_synced<T: Send>(&self, query: impl Fn() -> Result<T> + Sync) -> Result<(T, bool)> {
@@ -544,7 +558,7 @@ impl Store {
                 r => break r,
             }
         };
-        let _ = crate::layers::usage::ops::drop_stage(&c);
+        let _ = crate::layers::usage::table::drop_stage(&c);
         let done = done?;
         let Some((disk, applied)) = done.applied else {
             return Ok(LayerReport { files_scanned: done.first.len(), ..Default::default() });
@@ -563,7 +577,7 @@ impl Store {
     /// changed during both reads of [`STAGE_TRIES`] attempts, or (`!wait`) a writer lock that is
     /// taken now, so the parse could not be swapped in anyway (the reader answers `stale`).
     fn stage_usage(&self, c: &Connection, full: bool, wait: bool) -> Result<Option<Staged>> {
-        use crate::layers::usage::ops;
+        use crate::layers::usage::table;
         use std::io::{Seek, SeekFrom};
         let path = self.root().join(USAGE_FILE);
         let Some(meta) = std::fs::symlink_metadata(&path).ok().filter(|m| m.is_file()) else { return Ok(None) };
@@ -589,12 +603,12 @@ impl Store {
             };
             let fstat = |f: &std::fs::File| f.metadata().map(|m| full_ident(&m)).map_err(|e| Error::io(&path, e));
             let before = fstat(&file)?;
-            let digest = ops::digest_of(&file).map_err(|e| Error::io(&path, e))?;
+            let digest = table::digest_of(&file).map_err(|e| Error::io(&path, e))?;
             let staged = if row.as_ref().is_some_and(|r| r.1 == digest.sha1) {
                 Staged { ident: before, digest, status: None }
             } else {
                 file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(&path, e))?;
-                let (status, digest) = ops::stage(c, &file)?;
+                let (status, digest) = table::stage(c, &file)?;
                 Staged { ident: before, digest, status: Some(status) }
             };
             // Written to while we read: what we read may be half old, half new.

@@ -2,7 +2,7 @@
 //! in its cold file: `important` adds it to the hot candidates (`candidateIndex`, `overLimit`,
 //! `hint`), and every time the day's entry count reaches a multiple of 20 the day summary is
 //! regenerated with `force` (`summaryCreated`; a failure is only reported as a `log` warning,
-//! seeds/002: "生成失败只记日志，不影响写入").
+//! docs/plugin-compatibility.md: "生成失败只记日志，不影响写入").
 
 use crate::Result;
 use crate::files::entry::Entry;

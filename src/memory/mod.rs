@@ -33,7 +33,13 @@ use crate::layers::usage::Ledger;
 use crate::query::ListResult;
 use crate::query::retrieve::{RetrieveArgs, RetrieveResult};
 use crate::query::search::{Mode, RecallResult};
-use crate::{Config, Result};
+use crate::{Config, Error, Result};
+
+/// Usage hits held back by [`Memory::defer_hits`] and taken by [`Memory::take_deferred_hits`]:
+/// per query, the instant it ran (UTC) and the contents of the items it returned.
+#[cfg(all(unix, feature = "serve"))]
+#[derive(Debug, Default)]
+pub(crate) struct DeferredHits(Vec<(DateTime<Utc>, Vec<String>)>);
 
 /// An open data root: a thin facade over the subsystems (listings, search and retrieve in
 /// [`crate::query`], the layers in [`crate::layers`], import, the index in [`crate::index`]),
@@ -63,7 +69,7 @@ impl Memory {
     pub fn open(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
         let (store, state, warnings) = Store::open(root.as_ref(), config, false)?;
         // A reader's sync: it does not wait for another writer (an import, a rebuild) but
-        // reports `stale` (issue 14, point 3); writes take the lock themselves.
+        // reports `stale` (an answer never waits for a writer); writes take the lock themselves.
         let open_report = store.sync_reader(state == OpenState::Fresh)?;
         Ok(Memory { store, open_report, warnings })
     }
@@ -78,7 +84,15 @@ impl Memory {
     pub fn open_per_call(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
         let (store, state, warnings) = Store::open(root.as_ref(), config, true)?;
         let open_report = match state {
-            OpenState::Fresh => store.sync_with_progress(true, &mut |_| {})?,
+            // A new or rebuilt index: mirror every file, waiting up to `lockTimeoutMs` for a
+            // process doing the same (the first call after the index was deleted rebuilds it
+            // under the writer lock, for minutes at a million entries). Still busy after that
+            // wait: answer from what the rebuild has committed so far, marked `stale` — a query
+            // never fails because a rebuild is under way.
+            OpenState::Fresh => match store.sync_with_progress(true, &mut |_| {}) {
+                Err(Error::LockTimeout { .. }) => SyncReport { stale: true, ..SyncReport::default() },
+                r => r?,
+            },
             OpenState::Current => SyncReport::default(),
         };
         Ok(Memory { store, open_report, warnings })
@@ -337,7 +351,7 @@ impl Memory {
     /// For a server that answers first and records after: with `on`, queries (`recall`,
     /// `retrieve`, `recent`, `by_tag`, `by_date`) hold their usage hits back instead of
     /// committing them before they return (about a third of a day-window `retrieve` at 1M
-    /// entries, issue 15); [`Memory::record_deferred_hits`] records them, each at the instant
+    /// entries); [`Memory::record_deferred_hits`] records them, each at the instant
     /// its query ran, in query order. The caller records them after sending each reply and
     /// before running the next call, so every call ranks with every earlier call's hits, as
     /// without deferral. [`Memory::flush_usage`] (and so the drop) records them too. Hits still
@@ -361,6 +375,23 @@ impl Memory {
     /// could not be delivered: its client gave up and ran the call itself, recording them.
     pub fn discard_deferred_hits(&self) {
         self.store.deferred_hits.lock().unwrap_or_else(|e| e.into_inner()).clear();
+    }
+
+    /// Takes the usage hits held back by [`Memory::defer_hits`] so far (those of the call that
+    /// just ran, for a server that runs its calls one at a time and takes them right after
+    /// each): they are then recorded ([`Memory::record_taken_hits`]) once that call's reply was
+    /// delivered, or dropped when it was not, whatever other calls ran meanwhile.
+    #[cfg(all(unix, feature = "serve"))]
+    pub(crate) fn take_deferred_hits(&self) -> DeferredHits {
+        DeferredHits(std::mem::take(&mut *self.store.deferred_hits.lock().unwrap_or_else(|e| e.into_inner())))
+    }
+
+    /// Records hits taken by [`Memory::take_deferred_hits`], each at the instant its query ran,
+    /// after any still held back. Never fails (as [`Memory::record_deferred_hits`]).
+    #[cfg(all(unix, feature = "serve"))]
+    pub(crate) fn record_taken_hits(&self, hits: DeferredHits) {
+        self.store.deferred_hits.lock().unwrap_or_else(|e| e.into_inner()).extend(hits.0);
+        self.store.record_deferred_hits();
     }
 
     /// The ledger records of `keys` (as stored, not decayed).

@@ -1,10 +1,9 @@
 //! The plugin's read-only window tools: `recent`, `by_tag`, `by_date` — indexed range queries
 //! over the entries table (rowid range for dates, the `entries_tag` index for tags).
 
-pub mod bm25;
-pub mod prefix;
 pub mod retrieve;
 pub mod search;
+pub mod sqlite_ranker;
 pub mod stopwords;
 
 use chrono::NaiveDate;
@@ -27,6 +26,11 @@ pub struct Item {
     pub date: String,
     /// UTC timestamp, ISO-8601 with ms.
     pub ts: String,
+    /// False for a hand-written bullet without a timestamp (`- 买了新的跑鞋` in a day file): its
+    /// time is unknown and `ts` is the start of its local date in the root's zone, a stand-in.
+    /// Serialised only when false (`"tsKnown": false`).
+    #[serde(skip_serializing_if = "is_true")]
+    pub ts_known: bool,
     /// Tag (`-` when untagged).
     pub tag: String,
     /// Text without the source marker.
@@ -47,6 +51,11 @@ impl crate::layers::usage::ops::Hit for Item {
     }
 }
 
+/// Serde's `skip_serializing_if` for a flag shown only when false.
+fn is_true(b: &bool) -> bool {
+    *b
+}
+
 /// Columns selected by [`item_from_row`], in order.
 pub const ITEM_COLUMNS: &str = "e.id, e.day, e.ts, e.tag, e.content, e.source";
 
@@ -57,6 +66,7 @@ pub fn item_from_row(r: &Row) -> rusqlite::Result<Item> {
         id: r.get(0)?,
         date: r.get(1)?,
         ts: r.get(2)?,
+        ts_known: source.as_deref() != Some(crate::index::sync::UNDATED_SOURCE),
         tag: r.get(3)?,
         content: r.get(4)?,
         source: source.as_deref().and_then(Source::from_marker_body),
@@ -68,8 +78,7 @@ pub fn item_from_row(r: &Row) -> rusqlite::Result<Item> {
 /// The items of `ids` (as the `entries` view, [`ITEM_COLUMNS`], gives them), keyed by id; ids
 /// with no row are absent. One rowid lookup each through one cached statement. Called inside
 /// a query's read transaction (`query::search`); outside one, each lookup opens and ends its
-/// own. A `json_each` list of the ids in one statement cost ~12 000 instructions a row
-/// (issue 15).
+/// own. A `json_each` list of the ids in one statement cost ~12 000 instructions a row.
 ///
 /// The date and instant are formatted here from the id and `ts_off` (migration V8), as the
 /// view's `date()` and `strftime()` would, which cost SQLite ~5 000 instructions a row.
@@ -103,7 +112,8 @@ pub fn items_by_id(c: &rusqlite::Connection, ids: &[i64]) -> Result<std::collect
 
 /// The [`Item`] of entry `id` (its local date from the id) from its UTC instant `ts` (`None`:
 /// out of chrono's range, left blank), tag, content and source marker body (as
-/// `entry_rows.source` stores it). `score` and `matched` unset.
+/// `entry_rows.source` stores it: [`crate::index::sync::UNDATED_SOURCE`] for a bullet without a
+/// timestamp, which gives `ts_known: false`). `score` and `matched` unset.
 pub fn item_of(
     id: i64,
     ts: Option<chrono::DateTime<chrono::Utc>>,
@@ -116,6 +126,7 @@ pub fn item_of(
         id,
         date: date.map(|d| d.to_string()).unwrap_or_default(),
         ts: ts.map(crate::files::entry::format_ts).unwrap_or_default(),
+        ts_known: source != Some(crate::index::sync::UNDATED_SOURCE),
         tag,
         content,
         source: source.and_then(Source::from_marker_body),
@@ -177,11 +188,59 @@ fn file_counts(c: &Connection, from: NaiveDate, to: NaiveDate) -> Result<(i64, i
     })?)
 }
 
-/// The SQL of a date-window listing: a rowid range walked backwards, newest first — the latest
-/// local date first and, within a day, the later line first (a day file is appended in time
-/// order). Walking the primary key needs no sort, so a year window costs what its `LIMIT`
-/// rows cost (sorting by `ts` took 258 ms for `去年` at 1M entries, tools/BENCH_RESULTS.md).
-pub const WINDOW_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 ORDER BY e.id DESC LIMIT ?3";
+/// The SQL of a date-window listing's keys: each entry's id and UTC instant (ms since 1970,
+/// the `entries` view's `ts_ms`), walking the rowid range backwards — the latest local date
+/// first — so [`newest_in_range`] reads whole days only until it has its `limit`, and sorts just
+/// those. Walking the primary key needs no sort in SQLite, so a year window costs what the
+/// days of its `LIMIT` rows cost (an `ORDER BY ts` over the window took 258 ms for `去年` at 1M
+/// entries, tools/BENCH_RESULTS.md). `?1`, `?2`: the inclusive id range.
+pub const WINDOW_SQL: &str = "SELECT r.id, ((r.id >> 20) - 719163) * 86400000 + r.ts_off FROM entry_rows r \
+     WHERE r.id BETWEEN ?1 AND ?2 ORDER BY r.id DESC";
+
+/// [`WINDOW_SQL`] with an exact UTC filter: `?3 <= ts_ms < ?4` (ms since 1970).
+pub const WINDOW_TS_SQL: &str = "SELECT r.id, ((r.id >> 20) - 719163) * 86400000 + r.ts_off FROM entry_rows r \
+     WHERE r.id BETWEEN ?1 AND ?2 AND ((r.id >> 20) - 719163) * 86400000 + r.ts_off >= ?3 \
+     AND ((r.id >> 20) - 719163) * 86400000 + r.ts_off < ?4 ORDER BY r.id DESC";
+
+/// The `limit` newest entries with ids in `lo..=hi` (and, with `ts`, instants in the half-open
+/// interval `[a, b)`, ms since 1970), in the one listing order of every tool: by UTC instant,
+/// newest first; equal instants by position in the day file, the later line first — the order
+/// `by_tag` walks its index in ([`TAG_SQL`]). So a line inserted by hand or by an import with an
+/// earlier time in the middle of a day file is listed at its time, not at its place.
+///
+/// Days are read whole, newest date first, until `limit` entries are in hand, then those are
+/// sorted: exact as long as each entry's instant falls on its file's local date. An entry whose
+/// instant is on another date (reported by `check` as misdated) is ordered by its instant among
+/// the days read, and is reached with its file's day.
+pub(crate) fn newest_in_range(
+    c: &Connection,
+    (lo, hi): (i64, i64),
+    ts: Option<(i64, i64)>,
+    limit: usize,
+) -> Result<Vec<Item>> {
+    let mut keys: Vec<(i64, i64)> = Vec::new();
+    let mut st = c.prepare_cached(if ts.is_some() { WINDOW_TS_SQL } else { WINDOW_SQL })?;
+    let mut rows = match ts {
+        None => st.query(params![lo, hi])?,
+        Some((a, b)) => st.query(params![lo, hi, a, b])?,
+    };
+    let mut day = None;
+    while let Some(r) = rows.next()? {
+        let (id, ms): (i64, i64) = (r.get(0)?, r.get(1)?);
+        let d = id >> crate::index::sync::ORDINAL_BITS;
+        if keys.len() >= limit && day != Some(d) {
+            break;
+        }
+        day = Some(d);
+        keys.push((ms, id));
+    }
+    drop(rows);
+    keys.sort_unstable_by(|a, b| b.cmp(a));
+    keys.truncate(limit);
+    let ids: Vec<i64> = keys.iter().map(|k| k.1).collect();
+    let mut by_id = items_by_id(c, &ids)?;
+    Ok(ids.iter().filter_map(|id| by_id.remove(id)).collect())
+}
 
 /// SQL of an exact UTC filter `[?a, ?b)` on the `entries` view, the bounds bound as entry
 /// timestamp text (`format_ts`, whole milliseconds): ` AND {alias}.ts_ms >= … AND {alias}.ts_ms
@@ -202,12 +261,11 @@ pub fn ts_filter_sql(alias: &str, a: usize, b: usize) -> String {
 pub const TAG_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.tag_key = ?1 ORDER BY e.ts_ms DESC LIMIT ?2";
 
 impl Store {
-    /// Entries of local dates `from..=to`, newest first (no sync, no usage recording).
+    /// Entries of local dates `from..=to`, newest first ([`newest_in_range`]'s order; no sync, no
+    /// usage recording).
     pub(crate) fn window_items(&self, from: NaiveDate, to: NaiveDate, limit: i64) -> Result<(Vec<Item>, i64, i64)> {
         let c = self.conn()?;
-        let (lo, hi) = id_range(from, to);
-        let mut st = c.prepare_cached(WINDOW_SQL)?;
-        let items = st.query_map(params![lo, hi, limit], item_from_row)?.collect::<rusqlite::Result<Vec<_>>>()?;
+        let items = newest_in_range(&c, id_range(from, to), None, limit as usize)?;
         let (files, entries) = file_counts(&c, from, to)?;
         Ok((items, files, entries))
     }
@@ -326,8 +384,9 @@ mod tests {
             std::fs::write(p, text).unwrap();
         }
         let config = crate::Config { timezone: chrono_tz::Asia::Shanghai, ..crate::Config::default() };
-        let m = crate::Memory::open(dir.path(), config).unwrap();
-        let c = m.conn().unwrap();
+        let (store, _, _) = crate::index::Store::open(dir.path(), config, false).unwrap();
+        store.sync().unwrap();
+        let c = store.conn().unwrap();
         let ids: Vec<i64> = c
             .prepare("SELECT id FROM entries ORDER BY id")
             .unwrap()

@@ -1,5 +1,7 @@
-//! `retrieve(query, time_range?, tz?, limit?, explain?)`: time as a gate (spec/temporal.md,
-//! "Using the window"; seeds/001 ADR-0002).
+//! `retrieve(query, time_range?, tz?, limit?, explain?)`: time as a gate: the window
+//! filters before BM25 ranks, and never votes in the ranking (why: docs/time-expressions.md,
+//! "Why time is a gate, not a ranking term"; the rules below are that page's "How `retrieve`
+//! uses the window").
 //!
 //! 1. An explicit `time_range` is used as is; the query text is not parsed for time.
 //! 2. Otherwise `temporal::parse` runs on the query. No time intent → the same
@@ -28,7 +30,7 @@
 //!    reported in `explain`; still nothing → an empty result, never an error.
 //! 6. Time never votes in the ranking of a window. The optional recency decay `exp(-Δt/τ)`
 //!    (config `recencyTauDays`, off by default) is the implicit freshness of queries WITHOUT a
-//!    time window (ADR-0002 §6): a small bounded term of the one score (`search` module docs);
+//!    time window: a small bounded term of the one score (`search` module docs);
 //!    inside a window it is not applied.
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
@@ -37,8 +39,8 @@ use rusqlite::params;
 use serde::Serialize;
 
 use crate::files::{local_date, local_midnight};
+use crate::fts5::segment::{Piece, Probe, pieces};
 use crate::index::Store;
-use crate::index::segment::{Piece, Probe, pieces};
 use crate::index::store::SyncScope;
 use crate::index::sync::id_range;
 use crate::query::search::{Mode, Query, ScoreParts, round4};
@@ -534,7 +536,7 @@ impl Store {
         let recorded: i64 = match (g.ts, g.days()) {
             // Whole days: the per-file entry counts sync keeps (`files.entries` is the number of
             // ids the day holds), one row per day instead of a walk over every entry row of
-            // the window (26 % of a `去年` call at 1M entries, issue 15).
+            // the window (26 % of a `去年` call at 1M entries).
             (None, SyncScope::Days(a, b)) => c
                 .prepare_cached("SELECT coalesce(sum(entries), 0) FROM files WHERE path BETWEEN ?1 AND ?2")?
                 .query_row(params![crate::files::cold_rel(a), crate::files::cold_rel(b)], |r| r.get(0))?,
@@ -559,24 +561,8 @@ impl Store {
     /// range's newest and the newest of those its event windows admit, merged.
     fn window_newest(&self, g: &Gate, limit: usize) -> Result<Vec<(Item, ScoreParts)>> {
         let c = self.conn()?;
-        let mut st = c.prepare_cached(window_sql(g.ts.is_some()))?;
-        let mut rows = match g.ts {
-            None => st
-                .query_map(params![g.range.0, g.range.1, limit as i64], item_from_row)?
-                .collect::<rusqlite::Result<Vec<_>>>()?,
-            Some((a, b)) => st
-                .query_map(
-                    params![
-                        g.range.0,
-                        g.range.1,
-                        limit as i64,
-                        crate::files::entry::format_ts(a),
-                        crate::files::entry::format_ts(b)
-                    ],
-                    item_from_row,
-                )?
-                .collect::<rusqlite::Result<Vec<_>>>()?,
-        };
+        let ms = g.ts.map(|(a, b)| (a.timestamp_millis(), b.timestamp_millis()));
+        let mut rows = crate::query::newest_in_range(&c, g.range, ms, limit)?;
         if !g.by_event.is_empty() {
             // The newest admitted by event window are the highest ids (the list is ascending).
             let newest = &g.by_event[g.by_event.len().saturating_sub(limit)..];
@@ -615,14 +601,8 @@ fn asks(content: &str) -> bool {
     content.trim_end().ends_with(['?', '？'])
 }
 
-/// SQL of a window-only listing (rowid range, optional exact UTC filter), newest first.
+/// SQL of a window-only listing's keys (rowid range, optional exact UTC filter), read newest
+/// date first and ordered by [`crate::query::newest_in_range`].
 pub fn window_sql(ts_filter: bool) -> &'static str {
-    if ts_filter {
-        // crate::query::ts_filter_sql("e", 4, 5), written out for a static string.
-        "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.id BETWEEN ?1 AND ?2 \
-         AND e.ts_ms >= CAST(round((julianday(?4) - 2440587.5) * 86400000) AS INTEGER) \
-         AND e.ts_ms < CAST(round((julianday(?5) - 2440587.5) * 86400000) AS INTEGER) ORDER BY e.id DESC LIMIT ?3"
-    } else {
-        crate::query::WINDOW_SQL
-    }
+    if ts_filter { crate::query::WINDOW_TS_SQL } else { crate::query::WINDOW_SQL }
 }

@@ -3,12 +3,13 @@
 //!
 //! ## Ranking: one documented score for `recall` and `retrieve`
 //!
-//! In the shape of ADR-0002 (min-max fusion, recency as a small weighted term):
+//! Min-max fusion, with recency as a small weighted term (time itself is a pre-filter, never a
+//! ranking term: docs/time-expressions.md, "Why time is a gate, not a ranking term"):
 //!
 //! ```text
 //! candidates = the top K = max(50, 5 × limit) entries by BM25
 //!              (r = -BM25 with FTS5's formula: content weighted 1, tag 2; computed by
-//!              memlayers, equal to FTS5's bm25(), see `query::bm25`)
+//!              memlayers, equal to FTS5's bm25(), see `fts5::bm25`)
 //!              among the matches — or, when more than MAX_SCORED = 500 entries match,
 //!              among the newest 500 matches (bounded work for frequent terms)
 //! text       = (r - r_min) / (r_max - r_min) over the candidates   (min-max normalisation;
@@ -18,12 +19,13 @@
 //!            + W_recent  × recent           recent: 1 if written ≤ 30 days ago, 1/3 if ≤ 90 days,
 //!                                           else 0 (the plugin's +3 / +1 recency bonus)
 //!            + W_recency × exp(-Δt / τ)     only with config recencyTauDays = τ, and only
-//!                                           for queries without a time window (ADR-0002 §6)
+//!                                           for queries without a time window
 //! ties       → newest first (timestamp, then id)
 //! ```
 //!
 //! Defaults `W_usage = 0.1`, `W_recent = 0.1`, `W_recency = 0.1` ([`RankWeights`]), picked by
-//! measurement on the labelled question set (README, "Recall and ranking"). Every term is
+//! measurement on the labelled question set (docs/ranking.md, "Measured on a labelled question
+//! set"). Every term is
 //! bounded, so the best candidate scores at least 1 (scores are never all zero), a memory hit
 //! often outranks an equally matching one never hit, equal text goes newest first, and a text
 //! match stronger by more than `W_usage + W_recent + W_recency` of the candidates' BM25 spread
@@ -33,138 +35,14 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
+use crate::fts5::bm25;
+use crate::fts5::segment::Probe;
 use crate::index::Store;
-use crate::index::segment::{Piece, Probe, pieces, term_probes, text_has_probe};
-use crate::query::bm25;
 use crate::query::{Item, check_range};
 use crate::{Error, Result};
 
-/// How several terms combine.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Mode {
-    /// Every term must match (default).
-    And,
-    /// Any term may match.
-    Or,
-    /// Same as `Or` (the plugin accepts both names).
-    Any,
-}
-
-impl Mode {
-    /// Parses `and` / `or` / `any` (case-insensitive); the error names the field `mode`.
-    pub fn parse(s: Option<&str>) -> Result<Mode> {
-        match s.map(str::to_ascii_lowercase).as_deref() {
-            None | Some("and") => Ok(Mode::And),
-            Some("or") => Ok(Mode::Or),
-            Some("any") => Ok(Mode::Any),
-            Some(other) => Err(Error::bad("mode", format!("{other:?} is not one of and, or, any"))),
-        }
-    }
-}
-
-impl std::str::FromStr for Mode {
-    type Err = Error;
-
-    /// [`Mode::parse`] of `Some(s)`.
-    fn from_str(s: &str) -> Result<Mode> {
-        Mode::parse(Some(s))
-    }
-}
-
-/// Longest keyword or question, in Unicode code points (memlayers; the plugin sets no limit).
-/// A query is segmented and echoed (`tokens`, `probes`, `explain`) in full, so an 8-million-
-/// character keyword cost 14.5 s and an 8 MB reply on the one-at-a-time MCP server before this
-/// bound. 200 000 is 50 times the longest entry `write` accepts and leaves room for the
-/// repeated-term queries (150 000 code points of one term) that must still be answered.
-pub const MAX_QUERY_CHARS: usize = 200_000;
-
-/// Errors (naming `field`) when `text` is longer than [`MAX_QUERY_CHARS`] code points.
-pub(crate) fn check_query_length(field: &str, text: &str) -> Result<()> {
-    // Counting stops at the bound: the check itself stays O(bound) on any input.
-    if text.chars().nth(MAX_QUERY_CHARS).is_some() {
-        return Err(Error::bad(field, format!("is longer than the limit of {MAX_QUERY_CHARS} characters")));
-    }
-    Ok(())
-}
-
-/// Most distinct FTS5 probes one query may hold (memlayers; the plugin sets no limit). FTS5's
-/// cost grows faster than the number of phrases (16 000 OR-ed words take seconds), so a longer
-/// keyword is refused with a clear error; 2048 covers a whole 4000-character Chinese entry
-/// used as a keyword (2000 bigrams). Repeated terms count once.
-pub const MAX_PROBES: usize = 2048;
-
-/// A keyword split into terms, each with its FTS5 probes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Query {
-    /// Whitespace-separated terms that have at least one probe.
-    pub terms: Vec<String>,
-    /// Probes of each term (all must match for the term to match).
-    pub probes: Vec<Vec<Probe>>,
-    /// How terms combine.
-    pub mode: Mode,
-}
-
-impl Query {
-    /// Splits `keyword` on whitespace; terms without any letter, digit or CJK character are
-    /// dropped. Errors (field `keyword`) when nothing searchable is left or when it holds more
-    /// than [`MAX_PROBES`] distinct probes.
-    pub fn new(keyword: &str, mode: Mode) -> Result<Query> {
-        let mut terms = Vec::new();
-        let mut probes = Vec::new();
-        for t in keyword.split_whitespace() {
-            let p = term_probes(t);
-            if !p.is_empty() {
-                terms.push(t.to_string());
-                probes.push(p);
-            }
-        }
-        if terms.is_empty() {
-            return Err(Error::bad("keyword", "has no letters, digits or CJK characters to search for"));
-        }
-        let q = Query { terms, probes, mode };
-        q.check_size("keyword")?;
-        Ok(q)
-    }
-
-    /// Errors (naming `field`) when the query holds more than [`MAX_PROBES`] distinct probes.
-    pub fn check_size(&self, field: &str) -> Result<()> {
-        let n = self.probes.iter().flatten().collect::<std::collections::HashSet<_>>().len();
-        if n > MAX_PROBES {
-            return Err(Error::bad(
-                field,
-                format!("has {n} distinct search probes (words and character pairs); the limit is {MAX_PROBES}"),
-            ));
-        }
-        Ok(())
-    }
-
-    /// The FTS5 MATCH expression: `("a" AND "b"*) AND ("c")`, or `OR` between terms. A term
-    /// whose probes repeat an earlier term's is left out (same result, and FTS5's cost grows
-    /// with every phrase).
-    pub fn fts(&self) -> String {
-        self.fts_with(Probe::fts)
-    }
-
-    /// [`Query::fts`] with each probe written by `probe`.
-    pub fn fts_with(&self, probe: impl Fn(&Probe) -> String) -> String {
-        let joiner = if self.mode == Mode::And { " AND " } else { " OR " };
-        let mut seen = std::collections::HashSet::new();
-        self.probes
-            .iter()
-            .filter(|ps| seen.insert(*ps))
-            .map(|ps| format!("({})", ps.iter().map(&probe).collect::<Vec<_>>().join(" AND ")))
-            .collect::<Vec<_>>()
-            .join(joiner)
-    }
-
-    /// How many terms match an entry's tag + content (naive check, see `segment`).
-    pub fn matched(&self, tag: &str, content: &str) -> usize {
-        let mut ps: Vec<Piece> = pieces(content);
-        ps.extend(pieces(tag));
-        self.probes.iter().filter(|t| t.iter().all(|p| text_has_probe(&ps, p))).count()
-    }
-}
+pub(crate) use crate::fts5::query::check_query_length;
+pub use crate::fts5::query::{MAX_PROBES, MAX_QUERY_CHARS, Mode, Query};
 
 /// Ranked hits with their score parts, the number of matching entries, and the SQL that
 /// found the candidates (for `explain`).
@@ -228,7 +106,7 @@ impl RankOpts {
 /// When more entries match (a frequent word such as `今天` matches 146 000 of a million), BM25
 /// ranks the newest `MAX_SCORED` matches only, and `matched` stays the exact count. FTS5
 /// computes `bm25()` row by row, reading each row's size record, so scoring every match cost
-/// 100–260 ms at 1M entries (issue 15's measurement). Measured with the `sqlite3` shell, one
+/// 100–260 ms at 1M entries. Measured with the `sqlite3` shell, one
 /// process per query as the CLI runs, at 1M entries: a word with 3 923 matches took 6.0 ms
 /// with 2 000 scored, 4.2 ms with 1 000, 2.9 ms with 500, against 1.2 ms for the shell's own
 /// start. 500 is ten times the default candidate set (50) and twice the largest (250, for
@@ -246,16 +124,16 @@ pub fn candidates(limit: usize) -> usize {
 const ROW_TS_MS: &str = "(((r.id >> 20) - 719163) * 86400000 + r.ts_off)";
 
 /// The SQL of the candidate rows: the matches, newest first, at most [`MAX_SCORED`], each
-/// gathered by `ml_collect` ([`crate::index::fts5_aux`]; the statement returns one row, a 0,
+/// gathered by `ml_collect` ([`crate::fts5::aux_fn`]; the statement returns one row, a 0,
 /// and the counts wait in the thread's buffer): the rowid and each phrase's instances
 /// per column, from the position lists FTS5 decoded to match the row (each row's token count
-/// comes from `entry_lens`, [`crate::index::lens`], read per day). The entries' texts are not
+/// comes from `entry_lens`, [`crate::fts5::lens`], read per day). The entries' texts are not
 /// read here: only the top K by BM25 need theirs ([`ranked`]). The window (if any) is a rowid
 /// constraint inside the FTS5
 /// query (FTS5 walks its doclists in rowid order from the window's end and stops at the cap),
 /// and an exact UTC filter (if any, in ms since 1970, on `entry_rows`' instant) applies before
 /// the cap. No `bm25()`: its IDF counts every match of each phrase in the whole index;
-/// memlayers memoises those counts and scores the rows itself ([`crate::query::bm25`]).
+/// memlayers memoises those counts and scores the rows itself ([`crate::fts5::bm25`]).
 /// Parameters: `?1` MATCH, `?2` the cap, `?3`/`?4` rowid range, `?5`/`?6` the UTC filter's
 /// bounds.
 pub fn ranked_sql(windowed: bool, ts_filter: bool) -> String {
@@ -276,14 +154,14 @@ pub fn ranked_sql_in(windowed: bool, ts_filter: bool, ascending: bool) -> String
     format!(
         "SELECT count(*) FROM (SELECT {}(entries_fts) AS x FROM entries_fts f{join} \
          WHERE f.entries_fts MATCH ?1{window}{ts} ORDER BY f.rowid {order} LIMIT ?2) WHERE x = 0",
-        crate::index::fts5_aux::COLLECT_FN
+        crate::fts5::aux_fn::COLLECT_FN
     )
 }
 
 /// The tag of each candidate row: `entry_rows.tag` when the row spells it otherwise, else the
 /// `tags` row of its `tag_id` (migration V8), looked up once per distinct id and query. A join
 /// with `tags` cost one b-tree descent per candidate row, up to [`MAX_SCORED`] per query, for
-/// the few tags an archive has (issue 15).
+/// the few tags an archive has.
 #[derive(Debug, Default)]
 struct TagNames {
     /// `(tags.id, tags.tag)` seen so far: a linear search, as a query meets a few dozen tags at
@@ -316,9 +194,9 @@ fn opt_text<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<&
 }
 
 /// Most entries of a window read and matched in Rust instead of through FTS5, for a query
-/// with a prefix probe the index cannot expand into a few terms ([`crate::query::prefix`];
+/// with a prefix probe the index cannot expand into a few terms ([`crate::fts5::prefix`];
 /// `今` is `"今"*`, which FTS5 answers by merging the doclists of every token starting with
-/// 今 over the whole index before the window applies, ~10 ms at 1M entries, issue 15).
+/// 今 over the whole index before the window applies, ~10 ms at 1M entries).
 /// Reading one entry row and counting its characters ([`bm25::Counter`]) costs well under a
 /// microsecond: a month at 1M entries (~9 000 rows) is then cheaper than the merge. Also the
 /// most rows an unwindowed query with such a probe reads newest first to collect its
@@ -433,12 +311,12 @@ pub fn bonus_bound(w: RankWeights, tau_days: Option<f64>) -> f64 {
 
 /// The weighted instance count of each phrase of a query, in [`bm25::phrases`] order: inline
 /// up to four phrases (a query rarely has more), so a candidate costs no allocation of its own
-/// (the weeks of `今天` hold 433 candidates at 1M entries, issue 15).
+/// (the weeks of `今天` hold 433 candidates at 1M entries).
 pub type PhraseCounts = smallvec::SmallVec<[f64; 4]>;
 
 /// A candidate row: its id, what its BM25 needs, and what the rest of the score needs
 /// (instant, text) when the pass that found it read the row anyway (the window scans): reading
-/// the top K's rows again cost K more b-tree descents per query (issue 15). Candidates from
+/// the top K's rows again cost K more b-tree descents per query. Candidates from
 /// FTS5's counts ([`ranked_sql`]) carry no row; [`ranked`] reads the rows it scores.
 #[derive(Debug, Clone)]
 pub struct Candidate {
@@ -476,7 +354,7 @@ fn text<'a>(r: &'a rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'a str> {
 }
 
 /// Runs a ranked search: the candidate rows (newest matches first, at most [`MAX_SCORED`])
-/// scored with BM25 ([`crate::query::bm25`]), the top K = [`candidates`] of them read whole
+/// scored with BM25 ([`crate::fts5::bm25`]), the top K = [`candidates`] of them read whole
 /// and scored with the one documented score (module docs), top `limit`.
 pub fn ranked(
     c: &Connection,
@@ -499,16 +377,30 @@ pub fn ranked(
         dfs.iter().map(|&d| bm25::idf(totals.rows, d)).collect()
     };
     let avgdl = totals.avgdl();
-    let mut scored: Vec<(Candidate, f64)> = rows
+    let scored: Vec<(Candidate, f64)> = rows
         .into_iter()
         .map(|r| {
             let b = bm25::score_counts(&r.f, r.len, &idf, avgdl);
             (r, b)
         })
         .collect();
+    rank_scored(c, scored, opts, weights, &|f: &PhraseCounts, _: &Item| counter.terms_matched(f))
+}
+
+/// The rest of a ranked search, for candidates with their BM25 (negative, smaller is better,
+/// whichever ranker computed it): the top K = [`candidates`] read whole and scored with the
+/// one documented score (module docs), top `limit`. `terms_matched` gives each hit's
+/// [`Item::matched`] from its candidate's phrase counts ([`Candidate::f`]) or its item.
+pub(crate) fn rank_scored(
+    c: &Connection,
+    mut scored: Vec<(Candidate, f64)>,
+    opts: &RankOpts,
+    weights: &dyn Fn(&[Scored]) -> Vec<f64>,
+    terms_matched: &dyn Fn(&PhraseCounts, &Item) -> usize,
+) -> Result<Vec<(Item, ScoreParts)>> {
     // Best BM25 first; among equals the newest (a total order: ids are unique). Only the top
     // K are sorted: a selection first, as the weeks of `今天` hold 433 candidates at 1M
-    // entries and sorting them all cost ~8 % of the query (issue 15).
+    // entries and sorting them all cost ~8 % of the query.
     let order = |a: &(Candidate, f64), b: &(Candidate, f64)| a.1.total_cmp(&b.1).then(b.0.id.cmp(&a.0.id));
     let k = candidates(opts.limit);
     if scored.len() > k {
@@ -522,7 +414,7 @@ pub fn ranked(
     // candidates whose text plus `bonus` reaches the `limit`-th score so far can still enter
     // the answer (Fagin's threshold algorithm), and only those are read. Same answer as
     // scoring all K: the others score below it. Usually a dozen rows are read, not K = 50
-    // (each a row read and a usage lookup, issue 15).
+    // (each a row read and a usage lookup).
     let bonus = bonus_bound(opts.weights, opts.tau_days);
     let mut rest = scored.into_iter();
     let first: Vec<_> = rest.by_ref().take(opts.limit).collect();
@@ -547,7 +439,8 @@ pub fn ranked(
     // segment its text again).
     Ok(best
         .into_iter()
-        .filter_map(|(s, parts)| {
+        .filter_map(|(mut s, parts)| {
+            let f = std::mem::take(&mut s.f);
             let mut item = match rest_of_row.remove(&s.id) {
                 Some((ts_ms, tag, source)) => {
                     let ts = DateTime::from_timestamp_millis(ts_ms);
@@ -555,7 +448,7 @@ pub fn ranked(
                 }
                 None => items.remove(&s.id)?,
             };
-            item.matched = Some(counter.terms_matched(&s.f));
+            item.matched = Some(terms_matched(&f, &item));
             Some((item, parts))
         })
         .collect())
@@ -604,7 +497,7 @@ fn read_and_score(
 
 /// The instant, text, tag and source of the entries `ids`, by id; ids with no row are left
 /// out. One rowid lookup each through one cached statement: cheaper than one statement over a
-/// `json_each` list of the ids (~5 000 instructions a row at K = 50, issue 15). The tag and
+/// `json_each` list of the ids (~5 000 instructions a row at K = 50). The tag and
 /// source make the answer's items without reading the rows again (`items_by_id`, ~10 000
 /// instructions an answer).
 fn rows_by_id(c: &Connection, ids: &[i64]) -> Result<std::collections::HashMap<i64, RowRead>> {
@@ -635,7 +528,7 @@ fn rows_by_id(c: &Connection, ids: &[i64]) -> Result<std::collections::HashMap<i
 /// again from the start (fts5_index.c, `fts5DlidxLvlPrev`) and sets up a reversed leaf page
 /// per page read (`fts5SegIterReverseInitPage`): ~190 000 instructions to reach a week of
 /// `今天` (146 000 matches at 1M entries) from the newest end, where the forward steps from the
-/// oldest end cost ~90 instructions a leaf page (issue 15). A day or a week rarely holds
+/// oldest end cost ~90 instructions a leaf page. A day or a week rarely holds
 /// [`MAX_SCORED`] matches (a week of `今天`: at most 433), so the second walk is rare; a longer
 /// window often does, and is walked from the nearer end.
 pub const ASCENDING_DAYS: i64 = 8;
@@ -699,12 +592,12 @@ fn candidates_by(
     // ones up to the highest it names (unused ones in between are NULL).
     let all: [&dyn rusqlite::ToSql; 6] = [&fts, &cap, &lo, &hi, &a, &b];
     let n = st.parameter_count();
-    crate::index::fts5_aux::clear_collected();
+    crate::fts5::aux_fn::clear_collected();
     // The function returns 1 for every match, so the outer `x = 0` passes none: one step,
     // no aggregate step per match; the counts are in this thread's buffer.
     let none: i64 = st.query_row(&all[..n], |r| r.get(0))?;
     let misfit = |what: String| {
-        let why = format!("{}: {what} do not fit {fts:?}", crate::index::fts5_aux::COLLECT_FN);
+        let why = format!("{}: {what} do not fit {fts:?}", crate::fts5::aux_fn::COLLECT_FN);
         Error::from(rusqlite::Error::SqliteFailure(
             rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_MISMATCH),
             Some(why),
@@ -713,12 +606,12 @@ fn candidates_by(
     if none != 0 {
         return Err(misfit(format!("{none} rows without counts")));
     }
-    crate::index::fts5_aux::collected(|words| {
-        let rows = crate::index::fts5_aux::rows(words, phrase_of.len())
+    crate::fts5::aux_fn::collected(|words| {
+        let rows = crate::fts5::aux_fn::rows(words, phrase_of.len())
             .ok_or_else(|| misfit(format!("{} words", words.len())))?;
         let mut out = Vec::with_capacity(MAX_SCORED.min(words.len()));
         let mut f = vec![0.0; phrases];
-        let mut lens = crate::index::lens::DayLens::default();
+        let mut lens = crate::fts5::lens::DayLens::default();
         for (id, counts) in rows {
             bm25::fold_counts(counts, phrase_of, &mut f).ok_or_else(|| misfit(format!("the counts of entry {id}")))?;
             let len = match lens.get(c, id)? {
@@ -732,7 +625,7 @@ fn candidates_by(
 }
 
 /// The token count of entry `id` counted from its text (tag and content, as FTS5 stores them),
-/// for an entry whose count `entry_lens` does not hold ([`crate::index::lens::at`]); 0 when
+/// for an entry whose count `entry_lens` does not hold ([`crate::fts5::lens::at`]); 0 when
 /// the row is gone.
 fn tokens_in_text(c: &Connection, id: i64) -> Result<usize> {
     let row: Option<(String, String)> = c
@@ -740,8 +633,8 @@ fn tokens_in_text(c: &Connection, id: i64) -> Result<usize> {
         .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?;
     Ok(row.map_or(0, |(tag, content)| {
-        let seg = crate::index::segment::segment;
-        crate::index::lens::tokens_of(&seg(&tag), &seg(&content))
+        let seg = crate::fts5::segment::segment;
+        crate::fts5::lens::tokens_of(&seg(&tag), &seg(&content))
     }))
 }
 
@@ -986,13 +879,17 @@ impl Store {
         tau_days: Option<f64>,
         exact_bm25: bool,
     ) -> Result<(Searched, i64)> {
+        if self.config().ranker == crate::config::Ranker::Sqlite {
+            // The stock ranker knows no event windows (it ranks FTS5's own matches).
+            return Ok((self.search_sqlite(q, range, ts, limit, tau_days)?, 0));
+        }
         let c = self.conn()?;
         // One read transaction for the whole query: every statement outside one opens and
         // ends its own (a shared-memory lock taken and released, the WAL index read again),
-        // nine of them per windowed query (issue 15). The same snapshot for all of them, too.
+        // nine of them per windowed query. The same snapshot for all of them, too.
         let read = rusqlite::Transaction::new_unchecked(&c, rusqlite::TransactionBehavior::Deferred)?;
         // Prefix probes as the OR of their terms where the index can list them
-        // (`query::prefix`); `short` when some prefix probe is left as a prefix.
+        // (`fts5::prefix`); `short` when some prefix probe is left as a prefix.
         let bm25::Expanded { fts, left: short, single, phrase_of } =
             self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).expanded_fts(&c, q)?;
         let ts_ms = match &ts {

@@ -6,7 +6,8 @@
 //! stop characters (的, 了, 我, 吗, …) split CJK runs. What remains of each run is probed by
 //! its bigrams, and a one-character remainder by that character as a prefix ("吃" finds
 //! 「晚饭吃了火锅」). English stop words are dropped whole. If nothing remains, the query is
-//! "window only": the window's entries, newest first (spec/temporal.md rule 4).
+//! "window only": the window's entries, newest first (docs/time-expressions.md, "How
+//! `retrieve` uses the window", rule 4).
 
 /// Multi-character Chinese stop words: question words (什么 怎么 哪里 多少 为什么 …) and
 /// function words (我们 一下 关于 …), longest first where they overlap. Chosen for questions a
@@ -188,13 +189,16 @@ pub const EN_STOP_WORDS: &[&str] = &[
 /// Removes stop words from natural-language text: returns the remaining text (NFC, as the
 /// segmenter reads it) with stop words replaced by spaces (so no bigram can span where they
 /// were). NFC first: the split below drops what is not a letter or digit, and a decomposed
-/// `café` (`e` + U+0301, as macOS input or a PDF gives it) would lose its accent.
+/// `café` (`e` + U+0301, as macOS input or a PDF gives it) would lose its accent. Traditional
+/// Chinese characters are folded to Simplified as the segmenter does
+/// ([`fold_han`](crate::fts5::segment::fold_han)), so the (Simplified) stop lists remove
+/// `這個` as they remove `这个`.
 pub fn strip(text: &str) -> String {
     use unicode_normalization::UnicodeNormalization;
-    let mut s: String = text.nfc().collect();
+    let mut s: String = text.nfc().map(crate::fts5::segment::fold_han).collect();
     for w in CJK_STOP_WORDS {
         // Most stop words cannot occur (their first character is absent): skip them without
-        // building a substring searcher and a new string for each (issue 15: 33 000
+        // building a substring searcher and a new string for each (33 000
         // instructions of every `retrieve`).
         if w.chars().next().is_some_and(|c| s.contains(c)) {
             s = s.replace(w, " ");
@@ -221,7 +225,10 @@ mod tests {
         assert_eq!(strip("的开销"), "开销");
         assert_eq!(strip("Who did Melanie meet about the bullying?"), "Melanie meet bullying");
         assert_eq!(strip("青岛旅游一共花了多少钱"), "青岛旅游一共花 钱");
-        assert_eq!(strip("朵朵長大想當什麼"), "朵朵長大想當");
+        // Traditional text comes back folded to Simplified (長→长, 當→当, 麼→么, 這→这, 個→个:
+        // OpenCC's pairs), as the segmenter reads it; the stop lists then match it.
+        assert_eq!(strip("朵朵長大想當什麼"), "朵朵长大想当");
+        assert_eq!(strip("這個週末"), strip("这个周末"));
         // Decomposed accents (NFD) keep their letter, as recall's segmenter reads them.
         assert_eq!(strip("cafe\u{301} with Zoe\u{308}"), "café Zoë");
     }

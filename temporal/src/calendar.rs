@@ -9,6 +9,10 @@ use chrono::{Datelike, Days, Months, NaiveDate};
 pub(crate) struct DateSpan {
     pub(crate) start: NaiveDate,
     pub(crate) end: NaiveDate,
+    /// True when the text did not write the span's year, month or week and past-preference
+    /// chose it (`周三`, `3月`, `中秋`, `21号`, `周末`): the expression may then be a habit or a
+    /// yearly date rather than one occurrence (see `intent`).
+    pub(crate) guessed: bool,
 }
 
 /// `d + n` days (n may be negative).
@@ -17,7 +21,7 @@ pub(crate) fn add_days(d: NaiveDate, n: i64) -> Option<NaiveDate> {
 }
 
 /// `d` shifted by `n` calendar months, the day clamped to the target month's length
-/// (Mar 31 − 1 month = Feb 28/29). This is the spec's `shift`.
+/// (Mar 31 − 1 month = Feb 28/29). This is the `shift` of the rolling rows of docs/time-expressions.md.
 pub(crate) fn shift_months(d: NaiveDate, n: i64) -> Option<NaiveDate> {
     let m = Months::new(u32::try_from(n.unsigned_abs()).ok()?);
     if n >= 0 { d.checked_add_months(m) } else { d.checked_sub_months(m) }
@@ -29,7 +33,7 @@ pub(crate) fn shift_ym(y: i32, m: u32, n: i64) -> Option<(i32, u32)> {
     Some((i32::try_from(idx.div_euclid(12)).ok()?, (idx.rem_euclid(12) + 1) as u32))
 }
 
-/// Which third of a month (spec: 月初/上旬 days 1–10, 月中/中旬 11–20, 月底/月末/下旬 21–end).
+/// Which third of a month (月初/上旬 days 1–10, 月中/中旬 11–20, 月底/月末/下旬 21–end).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Third {
     Early,
@@ -38,7 +42,7 @@ pub(crate) enum Third {
 }
 
 /// Which part of a year: 年初 `[Jan 1, Mar 1)`, 年底/年末 `[Nov 1, Jan 1 next)`, 上半年
-/// `[Jan 1, Jul 1)`, 下半年 `[Jul 1, Jan 1 next)` (spec table).
+/// `[Jan 1, Jul 1)`, 下半年 `[Jul 1, Jan 1 next)` (docs/time-expressions.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum YearPart {
     Start,
@@ -50,12 +54,17 @@ pub(crate) enum YearPart {
 impl DateSpan {
     /// `[start, end)` if non-empty.
     pub(crate) fn new(start: NaiveDate, end: NaiveDate) -> Option<Self> {
-        (start < end).then_some(DateSpan { start, end })
+        (start < end).then_some(DateSpan { start, end, guessed: false })
     }
 
     /// `[d + a, d + b)` in days.
     pub(crate) fn offsets(d: NaiveDate, a: i64, b: i64) -> Option<Self> {
         Self::new(add_days(d, a)?, add_days(d, b)?)
+    }
+
+    /// The same span, marked as chosen by past-preference ([`DateSpan::guessed`]).
+    pub(crate) fn guessed(self) -> Self {
+        DateSpan { guessed: true, ..self }
     }
 
     /// The one local day `d`.

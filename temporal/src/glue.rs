@@ -114,6 +114,13 @@ pub(crate) fn accepts(t: &Text, start: usize, h: &Hit) -> bool {
     left_ok(t, start, h.head) && right_ok(t, h) && !super::traps::rejects(t, start, h)
 }
 
+/// True if the hit at `start`, right after a union connector (`和`, `、`, `and`, `or`), stands
+/// at word boundaries: as [`accepts`], except that an English member may follow the connector
+/// word itself (`January and March`), which [`EN_BLOCK`] otherwise refuses.
+pub(crate) fn accepts_member(t: &Text, start: usize, h: &Hit) -> bool {
+    (h.head == Head::Latin || left_ok(t, start, h.head)) && right_ok(t, h) && !super::traps::rejects(t, start, h)
+}
+
 fn glued(table: &[(char, &str)], key: char, other: char) -> bool {
     table.iter().any(|&(k, set)| k == key && set.contains(other))
 }
@@ -222,12 +229,12 @@ pub(crate) fn boundary_after(t: &Text, h: &Hit) -> bool {
 }
 
 /// English prepositions that belong to the time expression right after them (`notes from
-/// March 5`, `what we said at Christmas`): removed with it from the text BM25 scores (spec
-/// "Using the window" rule 3).
+/// March 5`, `what we said at Christmas`): removed with it from the text BM25 scores, so
+/// "notes from last Tuesday" scores `notes`.
 const EN_PREPOSITIONS: [&str; 7] = ["from", "on", "in", "at", "over", "during", "around"];
 
 /// Words after a time expression that only point back at it (`中秋那天`, `21号当天`, `春节的时候`):
-/// removed with it, so BM25 does not score 天 or 时候 (spec "Using the window" rule 3).
+/// removed with it, so BM25 does not score 天 or 时候.
 const ZH_FILLERS: [&str; 8] = ["的那一天", "的那天", "那一天", "那天", "当天", "的时候", "那时候", "那会儿"];
 
 /// `end`, moved forward over one filler of [`ZH_FILLERS`].

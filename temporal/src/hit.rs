@@ -130,7 +130,7 @@ impl Ctx {
         DateSpan::day(add_days(self.today, n)?)
     }
 
-    /// "N units ago" (spec: `N天前` `[D-N, D-N+1)`; `N周前` the Monday-week holding D-7N;
+    /// "N units ago" (`N天前` `[D-N, D-N+1)`; `N周前` the Monday-week holding D-7N;
     /// `N个月前` the calendar month N back; `N年前` the calendar year N back).
     pub(crate) fn ago(&self, unit: Unit, n: u32) -> Option<DateSpan> {
         let n = i64::from(n);
@@ -145,7 +145,7 @@ impl Ctx {
         }
     }
 
-    /// "The last N units", ending with today (spec: `最近N天` `[D-(N-1), D+1)`; `最近N周`
+    /// "The last N units", ending with today (`最近N天` `[D-(N-1), D+1)`; `最近N周`
     /// `[D-(7N-1), D+1)`; `最近N个月` `[shift(D, -N months)+1, D+1)`; `最近N年` likewise).
     pub(crate) fn last_n(&self, unit: Unit, n: u32) -> Option<DateSpan> {
         let n = i64::from(n);
@@ -160,11 +160,13 @@ impl Ctx {
 
     /// Resolves a form that names no year (`3月5号`, `3月`, `Q3`, `年底`, `月底` of `M月`).
     /// Free-standing: past-preferring, the latest year whose span starts on or before today
-    /// (spec "Frame"); years where the date does not exist (Feb 29) are skipped. As a range
+    /// (so a question about "3月5号" in June means this year's, not next year's); years where the date does not exist (Feb 29) are skipped. As a range
     /// end after a date, month or calendar span: that span's year.
     pub(crate) fn yearless(&self, f: impl Fn(i32) -> Option<DateSpan>) -> Option<DateSpan> {
         match self.after {
-            None => (0..=MAX_YEARS_BACK).find_map(|back| f(self.today.year() - back).filter(|s| s.start <= self.today)),
+            None => (0..=MAX_YEARS_BACK)
+                .find_map(|back| f(self.today.year() - back).filter(|s| s.start <= self.today))
+                .map(DateSpan::guessed),
             Some(p) if matches!(p.kind, Kind::Date | Kind::Month | Kind::Calendar) => f(p.start.year()),
             Some(_) => None,
         }
@@ -172,13 +174,13 @@ impl Ctx {
 
     /// Resolves a form that names no month (`月底` bare; a range end `7日`). Free-standing (only
     /// when `free` allows): this month's span if it starts on or before today, else last
-    /// month's (spec: bare 月初/月中/月底). As a range end after a date or month: that month.
+    /// month's (bare 月初/月中/月底). As a range end after a date or month: that month.
     pub(crate) fn monthless(&self, free: bool, f: impl Fn(i32, u32) -> Option<DateSpan>) -> Option<DateSpan> {
         match self.after {
             None if free => {
                 let (y, m) = (self.today.year(), self.today.month());
                 let (py, pm) = super::calendar::shift_ym(y, m, -1)?;
-                f(y, m).filter(|s| s.start <= self.today).or_else(|| f(py, pm))
+                f(y, m).filter(|s| s.start <= self.today).or_else(|| f(py, pm)).map(DateSpan::guessed)
             }
             Some(p) if matches!(p.kind, Kind::Date | Kind::Month) => f(p.start.year(), p.start.month()),
             _ => None,
@@ -189,7 +191,7 @@ impl Ctx {
     /// such day on or before today. As a range end after a weekday: that weekday's week.
     pub(crate) fn bare_weekday(&self, wd: u32) -> Option<DateSpan> {
         match self.after {
-            None => DateSpan::day(latest_weekday(self.today, wd)?),
+            None => DateSpan::day(latest_weekday(self.today, wd)?).map(DateSpan::guessed),
             Some(p) if p.kind == Kind::Weekday => DateSpan::day(weekday_in(crate::days::monday_of(p.start), wd)?),
             Some(_) => None,
         }
@@ -214,7 +216,7 @@ impl<'a> Out<'a> {
         }
     }
 
-    /// Records a fuzzy hit (spec rows marked "fuzzy").
+    /// Records a fuzzy hit (the rows whose window is an estimate: 这几天, 前几天, recently).
     pub(crate) fn push_fuzzy(&mut self, end: usize, span: Option<DateSpan>, grain: Grain, head: Head) {
         if let Some(span) = span {
             self.hits.push(Hit {

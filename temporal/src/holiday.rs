@@ -1,4 +1,4 @@
-//! Holidays (spec "More rows (version 2)"): fixed-date holidays (元旦 … 圣诞, and their English
+//! Holidays: fixed-date holidays (元旦 … 圣诞, and their English
 //! names), Chinese lunar holidays (除夕 春节 元宵 端午 七夕 中秋 重阳), solar terms (清明 冬至),
 //! with a year in front (今年 去年 前年 明年 `YYYY年`, `Christmas 2025`), a holiday period after
 //! them (假期 期间 长假 黄金周 …) or 前后 (fuzzy `[day-3, day+4)`).
@@ -7,7 +7,7 @@
 //! reads the table; adding a holiday is adding a row.
 //!
 //! Without a year a holiday is past-preferring: the latest occurrence whose window starts on or
-//! before today (spec: "bare: the latest whose start is on or before today").
+//! before today (a question asks about the past).
 
 use chrono::{Datelike, NaiveDate};
 
@@ -53,7 +53,7 @@ struct Holiday {
     period: Option<Period>,
 }
 
-/// The holidays. Fixed dates and lunar dates from the spec table; 感恩节 / Thanksgiving (US,
+/// The holidays. Fixed dates and lunar dates as in docs/time-expressions.md; 感恩节 / Thanksgiving (US,
 /// fourth Thursday of November), 母亲节 (second Sunday of May) and 父亲节 (third Sunday of June),
 /// as observed in China and the US, are additions of the same shape. One row per holiday.
 #[rustfmt::skip]
@@ -86,7 +86,7 @@ const HOLIDAYS: &[Holiday] = &[
     Holiday { zh: &["冬至"], suffix_only: &[], en: &["winter solstice"], rule: Rule::Term(Term::Dongzhi), period: None },
 ];
 
-/// Period words after a holiday name (spec: 假期 期间 长假 黄金周; the rest are the same words
+/// Period words after a holiday name (假期 期间 长假 黄金周; the rest are the same words
 /// as people write them).
 const PERIOD_WORDS: [&str; 9] = ["小长假", "长假", "黄金周", "假期", "期间", "放假", "假日", "那几天", "那段时间"];
 

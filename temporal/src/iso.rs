@@ -1,4 +1,4 @@
-//! Numeric dates (spec table): `YYYY-MM-DD`, `YYYY/MM/DD`, `YYYY.MM.DD` (one day; month and
+//! Numeric dates (docs/time-expressions.md): `YYYY-MM-DD`, `YYYY/MM/DD`, `YYYY.MM.DD` (one day; month and
 //! day may have one or two digits; impossible dates are no window) and `YYYY-MM` (one month).
 
 use super::Grain;

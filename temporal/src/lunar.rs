@@ -1,5 +1,5 @@
-//! The Chinese lunisolar calendar and two solar terms, 1900–2100, for the holidays of spec
-//! "More rows (version 2)": 除夕 春节 元宵 端午 七夕 中秋 重阳 (lunar dates) and 清明 冬至 (solar
+//! The Chinese lunisolar calendar and two solar terms, 1900–2100, for the holidays
+//! 除夕 春节 元宵 端午 七夕 中秋 重阳 (lunar dates) and 清明 冬至 (solar
 //! terms). Pure table look-ups, no astronomy at run time.
 //!
 //! # Sources

@@ -1,4 +1,4 @@
-//! Numbers inside time expressions, per spec/temporal.md "Numbers": Arabic digits (full-width
+//! Numbers inside time expressions (docs/time-expressions.md: "Counts N are 1–366"): Arabic digits (full-width
 //! ones are already folded by [`super::text`]), Chinese numerals (`一 二 两 三 … 十 百 零`:
 //! `两`=2, `十`=10, `十一`, `二十`, `二十一`, `一百零五`, `三百六十六`), English number words
 //! `one`…`twelve`, and four-digit years (`2025`, `二〇二五`).
@@ -8,7 +8,7 @@
 
 use super::text::{Text, is_latin_word};
 
-/// The largest N a count may have (spec: "N ranges over 1..=366").
+/// The largest N a count may have (366: a count covers at most a leap year of days).
 pub(crate) const MAX_COUNT: u32 = 366;
 
 /// Longest run of Chinese numeral chars considered (`三百六十六` is 5; `一千…` runs fail).
@@ -142,7 +142,7 @@ pub(crate) fn number(t: &Text, i: usize) -> Option<(u32, usize)> {
 }
 
 /// Reads a count N in 1..=366 (Arabic or Chinese) at `i`. Outside that range: `None` (the
-/// expression is then no time window, per spec).
+/// expression is then no time window: a wrong window would hide the memory).
 pub(crate) fn count(t: &Text, i: usize) -> Option<(u32, usize)> {
     number(t, i).filter(|&(n, _)| (1..=MAX_COUNT).contains(&n))
 }
@@ -167,7 +167,7 @@ pub(crate) fn year4(t: &Text, i: usize) -> Option<(i32, usize)> {
     (v >= 1000 && !follows_digit).then_some((v as i32, i + 4))
 }
 
-/// English number words accepted as counts (spec: "number words one…twelve").
+/// English number words accepted as counts (one…twelve).
 const EN_WORDS: [&str; 12] =
     ["one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
 

@@ -1,10 +1,11 @@
-//! Parts of day that may follow a day expression (spec: "A part of day after a day expression
-//! (凌晨 早上 早晨 上午 中午 下午 傍晚 晚上 夜里 半夜 晚) is consumed with it … and reported as
-//! `part_of_day`, but the window stays the whole day").
+//! Parts of day that may follow a day expression: a part of day after a day expression
+//! (凌晨 早上 早晨 上午 中午 下午 傍晚 晚上 夜里 半夜 晚) is consumed with it and reported as
+//! `part_of_day`, but the window stays the whole day (an entry's time is when it was written,
+//! not when what it tells happened).
 
 use super::text::Text;
 
-/// Chinese parts of day: the spec's list plus 清晨 深夜 夜间 晚间 白天.
+/// Chinese parts of day: the list above plus 清晨 深夜 夜间 晚间 白天.
 const ZH: [&str; 16] = [
     "凌晨", "早上", "早晨", "清晨", "上午", "中午", "下午", "傍晚", "晚上", "夜里", "夜间", "晚间", "半夜", "深夜",
     "白天", "晚",

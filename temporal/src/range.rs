@@ -1,4 +1,4 @@
-//! Ranges (spec table): `X到Y`, `X至Y`, `从X到Y`, `X~Y`, `X—Y`, `X-Y`, `from X to Y`, `X to Y`,
+//! Ranges (docs/time-expressions.md, the expression table): `X到Y`, `X至Y`, `从X到Y`, `X~Y`, `X—Y`, `X-Y`, `from X to Y`, `X to Y`,
 //! `X through Y`, `between X and Y`, where X and Y are day, week, month, quarter or year
 //! expressions. Y may leave out what it shares with X: its year (`3月到5月`), its month
 //! (`10月1日至7日`, `March 1-7`), its week (`周一到周三`). The window is `[start(X), end(Y))`;
@@ -57,7 +57,9 @@ pub(crate) fn ranges(out: &mut Out, i: usize, cx: &Ctx, singles: fn(&mut Out, us
                 let mut ys = Out::new(t);
                 singles(&mut ys, k, &cx.after(x));
                 for y in ys.hits.iter().filter(|h| h.rangeable()) {
-                    let span = DateSpan::new(x.span.start, y.span.end);
+                    // A range is as guessed as its start (`周一到周五` names no week).
+                    let span =
+                        DateSpan::new(x.span.start, y.span.end).map(|s| DateSpan { guessed: x.span.guessed, ..s });
                     out.push(y.end, span, Grain::Range, head, Kind::Range);
                 }
             }

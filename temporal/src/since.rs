@@ -1,4 +1,4 @@
-//! "Since X" (spec "More rows (version 2)"): `X以来`, `自X以来`, `自从X以来`, `从X开始`, `从X起`,
+//! "Since X": `X以来`, `自X以来`, `自从X以来`, `从X开始`, `从X起`,
 //! `since X`, `ever since X`, where X is any day, week, month, year or holiday expression: the window is
 //! `[start(X), D+1)`, from X up to and including today. A start after today is no window.
 //!

@@ -25,7 +25,7 @@ pub(crate) fn build(span: DateSpan, tz: Tz, grain: Grain, fuzzy: bool) -> TimeWi
 }
 
 /// The window of a closed range of local dates given by a caller (`from`/`to`, both
-/// inclusive): `[from 00:00, to+1 00:00)` in `tz` (spec "Frame"). Grain `day` when
+/// inclusive): `[from 00:00, to+1 00:00)` in `tz` (every window is a half-open interval of whole local days). Grain `day` when
 /// `from == to`, else `range`; not fuzzy; no spans, empty `matched`.
 ///
 /// Errors: [`Error::BadInput`] naming `from` when `from > to`, naming `to` when `to` is the
@@ -36,7 +36,7 @@ pub fn window_for_dates(from: NaiveDate, to: NaiveDate, tz: Tz) -> Result<TimeWi
     }
     let end = to.succ_opt().ok_or_else(|| Error::bad("to", format!("{to} has no following day")))?;
     let grain = if from == to { Grain::Day } else { Grain::Range };
-    Ok(build(DateSpan { start: from, end }, tz, grain, false))
+    Ok(build(DateSpan { start: from, end, guessed: false }, tz, grain, false))
 }
 
 #[cfg(test)]

@@ -1,4 +1,4 @@
-//! Chinese calendar expressions (spec table): years (`YYYY年`, 今年 去年 前年), months
+//! Chinese calendar expressions (docs/time-expressions.md): years (`YYYY年`, 今年 去年 前年), months
 //! (`M月`, `YYYY年M月`, 本月 上个月 上上个月, 今年M月 …), days (`M月D日/号`, `YYYY年M月D日`,
 //! 上个月D号 …), parts of months (月初 月中 月底 月末 上旬 中旬 下旬) and of years (年初 年底 年末
 //! 上半年 下半年), and quarters (Q1…Q4, 第一季度…, 一季度…, 本季度, 上季度).
@@ -17,7 +17,7 @@ use super::zh_relative::SAME_DAY;
 use super::{holiday, range};
 
 /// Relative year words and their offset from this year.
-/// 明年 is a plan (spec v2: "明年 next year").
+/// 明年 is a plan (next year, looking forward).
 const YEAR_WORDS: &[(&str, i32)] = &[("今年", 0), ("去年", -1), ("前年", -2), ("大前年", -3), ("明年", 1)];
 
 /// Relative month words and their offset from this month.
@@ -85,7 +85,7 @@ pub(crate) fn years(out: &mut Out, i: usize, cx: &Ctx) {
         {
             month_tail(out, cx, Some(y), m, e, head);
         }
-        // 去年的今天 去年今天: [D-1y, D-1y+1), Feb 29 → Feb 28 (spec v2).
+        // 去年的今天 去年今天: [D-1y, D-1y+1), Feb 29 → Feb 28.
         let jd = t.lit(j, "的").unwrap_or(j);
         if let Some(e) = SAME_DAY.iter().find_map(|w| t.lit(jd, w)) {
             let span = shift_months(cx.today, 12 * i64::from(y - cx.today.year())).and_then(DateSpan::day);
@@ -111,7 +111,7 @@ pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
             && let Some((y, m)) = shift_ym(cx.today.year(), cx.today.month(), off)
         {
             month_tail(out, cx, Some(y), m, j, Head::Word);
-            // 上个月的今天: the same day of month, clamped to the month's length (spec v2).
+            // 上个月的今天: the same day of month, clamped to the month's length.
             let k = t.lit(j, "的").unwrap_or(j);
             if let Some(e) = SAME_DAY.iter().find_map(|w| t.lit(k, w)) {
                 out.push_day(e, shift_months(cx.today, off).and_then(DateSpan::day), Head::Word, Kind::Relative);
@@ -138,7 +138,7 @@ fn month_tail(out: &mut Out, cx: &Ctx, y: Option<i32>, m: u32, j: usize, head: H
     if let Some(e) = t.lit(j, "份") {
         out.push(e, resolve(&|y| DateSpan::month(y, m)), Grain::Month, head, Kind::Month);
     }
-    // 第N周 / 第N个星期 / 最后一周 of the month (spec v2: the Monday-weeks in order, the first
+    // 第N周 / 第N个星期 / 最后一周 of the month (the Monday-weeks in order, the first
     // holding the month's 1st).
     let jw = t.lit(j, "的").unwrap_or(j);
     if let Some((n, e)) = week_of_month(t, jw) {
@@ -184,7 +184,7 @@ fn week_of_month(t: &Text, i: usize) -> Option<(u32, usize)> {
     units.iter().find_map(|u| t.lit(k, u)).map(|e| (n, e))
 }
 
-/// Bare N号 / N日 (N = 1..=31, spec v2): the latest day N on or before today; months without
+/// Bare N号 / N日 (N = 1..=31): the latest day N on or before today; months without
 /// day N are skipped (on Mar 1, `30号` is Jan 30). `N日` with a Chinese numeral needs N > 10.
 pub(crate) fn bare_day(out: &mut Out, i: usize, cx: &Ctx) {
     if cx.after.is_some() {
@@ -202,7 +202,7 @@ pub(crate) fn bare_day(out: &mut Out, i: usize, cx: &Ctx) {
             let (y, m) = shift_ym(cx.today.year(), cx.today.month(), -back)?;
             DateSpan::ymd(y, m, d).filter(|s| s.start <= cx.today)
         });
-        out.push_day(e, span, Head::Numeric, Kind::Date);
+        out.push_day(e, span.map(DateSpan::guessed), Head::Numeric, Kind::Date);
     }
 }
 

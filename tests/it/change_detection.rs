@@ -1,4 +1,4 @@
-//! Issue 15: which hand edits a per-call handle (`Memory::open_per_call`, what the CLI uses)
+//! Which hand edits a per-call handle (`Memory::open_per_call`, what the CLI uses)
 //! sees, and when. Zone Asia/Shanghai (UTC+8); "now" 2026-10-22T04:00:00Z is 2026-10-22 12:00
 //! local. Every expected list below is the file content written by the test itself.
 

@@ -1,4 +1,4 @@
-//! The command line as a newcomer meets it (issue 11): a Markdown bullet as `write`'s text, a
+//! The command line as a newcomer meets it: a Markdown bullet as `write`'s text, a
 //! negative `--limit`, each subcommand's `--help`, where `write` wrote, where `demo` left its
 //! data root, `summarize week` as a positional, and summaries of empty or future periods.
 
@@ -28,7 +28,15 @@ fn write_takes_a_markdown_bullet_and_says_where_it_wrote() {
     assert_eq!((v["date"].as_str(), v["added"].as_bool()), (Some("2026-11-29"), Some(true)));
     let file = dir.path().join("cold/2026-11/2026-11-29.md");
     assert_eq!(std::fs::read_to_string(&file).unwrap(), "- [2026-11-29T04:00:00.000Z] [购物] - 买了牛奶\n");
-    assert_eq!(text(&out.stderr), format!("memlayers: wrote {}\n", file.display()));
+    // The first write into a new root also says which zone it recorded for it.
+    assert_eq!(
+        text(&out.stderr),
+        format!(
+            "memlayers: wrote {}\n{}\n",
+            file.display(),
+            zone_line("Asia/Shanghai", &dir.path().display().to_string())
+        )
+    );
     // The same again: nothing written, and it says so.
     let out = ml(&[&common(root)[..], &["write", "- 买了牛奶", "--tag", "购物"]].concat());
     assert_eq!(text(&out.stderr), format!("memlayers: already in (not written twice) {}\n", file.display()));
@@ -46,10 +54,24 @@ fn write_without_data_root_names_the_default_one() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let file = home.path().join(".dsh/dsh-memory-layers/cold/2026-11/2026-11-29.md");
     assert!(file.exists());
+    let root = home.path().join(".dsh/dsh-memory-layers");
     assert_eq!(
         text(&out.stderr),
-        format!("memlayers: wrote {} (default data root: pass --data-root DIR to choose another)\n", file.display())
+        format!(
+            "memlayers: wrote {} (default data root: pass --data-root DIR to choose another)\n{}\n",
+            file.display(),
+            zone_line("UTC", &root.display().to_string())
+        )
     );
+}
+
+/// The stderr line of the first write into a new data root (`root`): the zone it recorded.
+fn zone_line(zone: &str, root: &str) -> String {
+    format!(
+        "memlayers: recorded {zone} as the zone of data root {root} (memlayers.json): it dates every day file and \
+         cannot be changed in place (pass --tz on the first call to choose another; to move a root to another \
+         zone, import it into a new root made with --tz)"
+    )
 }
 
 #[test]

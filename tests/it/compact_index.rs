@@ -35,7 +35,7 @@ fn v7_rows(c: &Connection) -> Vec<V7Row> {
 /// of day files.
 fn build_v7_index(root: &std::path::Path) -> usize {
     use memlayers::files::entry::{LineKind, format_ts, parse_line};
-    use memlayers::index::segment::{TOKENIZER_VERSION, segment};
+    use memlayers::fts5::segment::{TOKENIZER_VERSION, segment};
     let mut c = Connection::open(root.join("index.sqlite3")).unwrap();
     c.query_row("PRAGMA journal_mode = WAL", [], |_| Ok(())).unwrap();
     v7::migrations::runner().set_target(refinery::Target::Version(7)).run(&mut c).unwrap();
@@ -411,7 +411,7 @@ fn check_reports_token_counts_that_disagree_with_the_text() {
         v
     };
     let before = bm25_of(&m);
-    // Last week's three entries that say 约定 (2026-11-16, -18, -21: README's demo).
+    // Last week's three entries that say 约定 (2026-11-16, -18, -21: the demo, docs/time-expressions.md).
     assert_eq!(before.len(), 3, "{before:?}");
     let c = m.conn().unwrap();
     let day = "CAST(julianday('2026-11-16') - 1721424.5 AS INTEGER)";

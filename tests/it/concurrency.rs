@@ -1,5 +1,5 @@
 //! Two processes writing 500 entries each into one data root: 1000 lines, none lost, none
-//! duplicated (issue 2). The test binary re-runs itself as the child writers.
+//! duplicated. The test binary re-runs itself as the child writers.
 
 use crate::common;
 

@@ -1,4 +1,4 @@
-//! Issue 7, corrupt state and hand edits while running. Extends tests/engine_core.rs (garbage
+//! Corrupt state and hand edits while running. Extends tests/engine_core.rs (garbage
 //! text / first-page-only index, hand append / delete / new file) and tests/layers_usage.rs
 //! (`{ oops` and `[1, 2` usage.json) without repeating them:
 //!
@@ -154,7 +154,7 @@ fn an_index_with_overwritten_pages_never_gives_a_wrong_answer() {
     assert!(at_open > 0);
 }
 
-/// The promise of the README ("a corrupt index.sqlite3 is moved aside and rebuilt from the
+/// The promise of docs/reliability.md ("a corrupt index.sqlite3 is moved aside and rebuilt from the
 /// files, with a warning") for damage deep in the file. Holds with `PRAGMA quick_check` at
 /// open; the cheaper open check merged from the bench branch (a count of sqlite_schema) lets
 /// such damage through to the queries, which then fail until the index is deleted by hand.
@@ -203,7 +203,7 @@ fn a_foreign_sqlite_database_or_a_directory_in_place_of_the_index_is_moved_aside
     assert_eq!(answers(&m), before);
     drop(m);
     // Their data is still there, aside.
-    // (issue 14: recognised as not memlayers' by its missing application_id stamp and history)
+    // (recognised as not memlayers' by its missing application_id stamp and history)
     let c = rusqlite::Connection::open(dir.path().join("index.sqlite3.foreign-0")).unwrap();
     let theirs: String = c.query_row("SELECT x FROM entries", [], |r| r.get(0)).unwrap();
     assert_eq!(theirs, "theirs");

@@ -1,4 +1,4 @@
-//! Issue 7, hostile input — paths: tags, text, sources and config values can never make the
+//! Hostile input — paths: tags, text, sources and config values can never make the
 //! engine read or write outside the data root (`../`, absolute paths, symlinks inside the data
 //! root pointing out, NUL in names).
 //!
@@ -199,7 +199,7 @@ fn an_index_symlinked_out_of_the_root_is_moved_aside_not_written_through() {
 
 #[test]
 fn a_lock_file_symlinked_out_of_the_root_is_never_followed() {
-    // The writer lock is taken on the data root folder itself (issue 14): a `.lock` left by
+    // The writer lock is taken on the data root folder itself (a deleted `.lock` let two writers in): a `.lock` left by
     // an older version, even a symlink out of the root, is never opened or created.
     let s = sandbox();
     let target = s.outside.join("lockfile");

@@ -1,5 +1,5 @@
 //! Importing another dsh data root brings its hot.md candidates and topics, its summaries and
-//! its usage.json too, merged without overwriting newer local state (issue 11).
+//! its usage.json too, merged without overwriting newer local state.
 
 use crate::common::{open_at, put};
 use memlayers::Format;

@@ -1,4 +1,4 @@
-//! Issue 5, write side: archives imported into a data root become canonical cold files that
+//! Import, write side (docs/import.md): archives imported into a data root become canonical cold files that
 //! every query (time windows included) works on; imports are idempotent and incremental.
 //! Figures were counted by hand in the source files (see tests/import_archives.rs for how).
 
@@ -17,7 +17,7 @@ fn archives() -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("SKIPPED: {} not found (set MEMLAYERS_ARCHIVES)", p.display());
+        crate::common::skipped(&format!("{} not found (set MEMLAYERS_ARCHIVES)", p.display()));
         None
     }
 }
@@ -161,7 +161,7 @@ fn index_snapshot(root: &Path) -> (Vec<String>, Vec<(i64, String)>) {
     (rows, fts)
 }
 
-/// Issue 15: an import writes and mirrors in batches (the first of 8 days, then up to 256 days
+/// An import writes and mirrors in batches (the first of 8 days, then up to 256 days
 /// or 32 768 entries), its entries segmented on the file thread. Whatever the batching, the
 /// index must hold exactly what a rebuild from the written files holds.
 #[test]

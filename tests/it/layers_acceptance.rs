@@ -1,7 +1,7 @@
-//! Issue 4: every row of dsh-memory-layers v1.2.1's acceptance table (验收对照), one test
+//! Every row of dsh-memory-layers v1.2.1's acceptance table (验收对照), one test
 //! each, against real files in a temp data root. Zone Asia/Shanghai (UTC+8), so
 //! 2026-10-21T12:00:00Z is 20:00 on 2026-10-21 locally. Expected values are worked out by
-//! hand from seeds/002.
+//! hand from the plugin's rules (docs/plugin-compatibility.md).
 
 use crate::common;
 

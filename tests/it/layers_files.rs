@@ -1,4 +1,4 @@
-//! Issue 4: the layer files stay canonical — export, hand edits, index deletion, the 20-entry
+//! The layer files stay canonical — export, hand edits, index deletion, the 20-entry
 //! day summary, and byte compatibility with the plugin's formats (tests/fixtures/layers).
 //! Zone Asia/Shanghai (UTC+8).
 

@@ -1,4 +1,4 @@
-//! Issue 4: the usage ledger's failure rules, promotion, candidates, session auto-log and the
+//! The usage ledger's failure rules, promotion, candidates, session auto-log and the
 //! layer subcommands of the CLI. Zone Asia/Shanghai (UTC+8): 2026-10-21T12:00:00Z is
 //! 2026-10-21 20:00 locally.
 
@@ -283,11 +283,11 @@ fn deferred_hits_are_recorded_as_the_queries_would_have() {
     assert_eq!(hits(&m, "风筝 第二条"), (2, 62.0));
 }
 
-/// Issue 15 (hits recorded by a lookup per key, then an update or an insert): a query's hits
+/// Hits recorded by a lookup per key, then an update or an insert: a query's hits
 /// land on what the ledger held, decayed first; an entry returned twice in one answer counts
 /// twice; new keys go to the end of usage.json in answer order; the ranking reads the
 /// decayed weights. Half-life 2 days so that the decays are exact. Values worked by hand from
-/// the plugin's rules (seeds/002: hit +6 capped at 100, new entries start at 50, decay
+/// the plugin's rules (docs/plugin-compatibility.md, "Usage ledger": hit +6 capped at 100, new entries start at 50, decay
 /// `× 0.5^(whole days / half-life)` from the last decay, else the last hit).
 #[test]
 fn hits_update_decayed_records_and_append_new_keys_in_answer_order() {

@@ -1,6 +1,7 @@
-//! `memlayers mcp` as a child process: the official MCP Python SDK client (tests/mcp/test_mcp.py)
-//! against the README's config blocks, plus what that client cannot send: lines that are not
-//! JSON-RPC, and SIGTERM with usage hits still pending.
+//! `memlayers mcp` as a child process: the official MCP Python SDK clients, stdio
+//! (tests/mcp/test_mcp.py, against the README's config blocks) and streamable HTTP
+//! (tests/mcp/test_mcp_http.py), plus what those clients cannot send: lines that are not JSON-RPC,
+//! a `tools/call` whose arguments are not an object, and SIGTERM with usage hits still pending.
 
 use std::io::{BufRead, BufReader, Write};
 use std::path::Path;
@@ -10,10 +11,19 @@ use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_memlayers");
 
-/// Runs the Python SDK test. Skips (passes, with a message) only when python3 or the `mcp`
-/// package is missing and MEMLAYERS_REQUIRE_MCP_SDK is not set; `.ci/run` sets it.
-#[test]
-fn the_official_python_sdk_client_passes() {
+/// The binary the SDK tests run: `MEMLAYERS_MCP_BIN` when set (`.ci/run` points it at the
+/// `memlayers` a fresh venv installed from the wheel), else this build's.
+pub fn sdk_bin() -> std::path::PathBuf {
+    match std::env::var_os("MEMLAYERS_MCP_BIN") {
+        Some(b) if !b.is_empty() => std::path::PathBuf::from(b),
+        _ => std::path::PathBuf::from(BIN),
+    }
+}
+
+/// Runs `python3 tests/mcp/SCRIPT BIN ARGS…` (BIN: [`sdk_bin`]) and asserts it printed `all
+/// checks passed`. Skips (passes, with a message) only when python3 or the `mcp` package is
+/// missing and MEMLAYERS_REQUIRE_MCP_SDK is not set; `.ci/run` sets it.
+pub fn run_sdk_script(script: &str, args: &[&std::ffi::OsStr]) {
     let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
     let required = std::env::var_os("MEMLAYERS_REQUIRE_MCP_SDK").is_some_and(|v| v != "0" && !v.is_empty());
     let probe = Command::new("python3").args(["-c", "import mcp"]).output();
@@ -26,21 +36,40 @@ fn the_official_python_sdk_client_passes() {
         eprintln!("SKIPPED: the MCP Python SDK is not installed (pip install \"mcp>=2.3,<3\"); .ci/run installs it");
         return;
     }
+    let bin = sdk_bin();
+    assert!(bin.exists(), "MEMLAYERS_MCP_BIN={} does not exist", bin.display());
     let out = Command::new("python3")
         // The script's own `memlayers` calls run in-process and start no resident server.
         .env("MEMLAYERS_SERVER", "off")
-        .arg(manifest.join("tests/mcp/test_mcp.py"))
-        .arg(BIN)
-        .arg(manifest.join("README.md"))
+        .arg(manifest.join("tests/mcp").join(script))
+        .arg(&bin)
+        .args(args)
         .output()
         .unwrap();
     assert!(
         out.status.success(),
-        "python MCP client failed:\n{}\n{}",
+        "{script} failed against {}:\n{}\n{}",
+        bin.display(),
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(String::from_utf8_lossy(&out.stdout).contains("all checks passed"));
+}
+
+/// The official MCP Python SDK's stdio client (tests/mcp/test_mcp.py) against the README's
+/// config blocks.
+#[test]
+fn the_official_python_sdk_client_passes() {
+    let readme = Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md");
+    run_sdk_script("test_mcp.py", &[readme.as_os_str()]);
+}
+
+/// The official MCP Python SDK's streamable HTTP client against `memlayers mcp --http`
+/// (tests/mcp/test_mcp_http.py: every tool, 5 concurrent clients × 20 writes, Origin 403,
+/// token 401, a non-loopback address without a token refused).
+#[test]
+fn the_official_python_sdk_http_client_passes() {
+    run_sdk_script("test_mcp_http.py", &[]);
 }
 
 struct Session {
@@ -199,4 +228,33 @@ fn hits_are_recorded_after_the_reply_without_a_next_call() {
     drop(s.stdin.take());
     assert!(wait_at_most(&mut s.child, 30).success());
     assert_eq!(hits_on_disk(), Some(1));
+}
+
+/// `tools/call` whose `arguments` is not an object is -32602 Invalid params naming `arguments`
+/// (the MCP schema's CallToolRequest: `arguments` is an object; JSON-RPC 2.0 gives -32602 to
+/// invalid method parameters), not -32601 Method not found: the method exists. A `name` that is
+/// not a string is -32602 naming `name`; an unknown method stays -32601. The session keeps
+/// serving afterwards.
+#[test]
+fn tools_call_with_arguments_not_an_object_is_invalid_params() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut s = Session::start(dir.path(), &[]);
+    s.handshake();
+    for (id, args) in [(2, json!([1, 2])), (3, json!("text=hi")), (4, json!(5)), (5, json!(true))] {
+        let r = s.request(id, "tools/call", json!({"name": "mem_write", "arguments": args}));
+        assert_eq!(r["error"]["code"], json!(-32602), "{args}: {r}");
+        let msg = r["error"]["message"].as_str().unwrap();
+        assert!(msg.contains("`arguments` must be an object"), "{args}: {msg}");
+    }
+    let r = s.request(6, "tools/call", json!({"name": 7, "arguments": {}}));
+    assert_eq!(r["error"]["code"], json!(-32602), "{r}");
+    assert!(r["error"]["message"].as_str().unwrap().contains("`name`"), "{r}");
+    let r = s.request(8, "no/such/method", json!({}));
+    assert_eq!(r["error"]["code"], json!(-32601), "{r}");
+    // Nothing was written by the rejected calls; a good call still works.
+    assert!(!dir.path().join("cold").exists());
+    let r = s.call(9, "mem_write", json!({"text": "还在服务"}));
+    assert_eq!(r["isError"], json!(false), "{r}");
+    drop(s.stdin.take());
+    assert!(wait_at_most(&mut s.child, 30).success());
 }

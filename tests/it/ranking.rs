@@ -1,4 +1,4 @@
-//! Issue 12: one documented score for recall and retrieve (`query::search` module docs):
+//! One documented score for recall and retrieve (`query::search` module docs):
 //! `text + 0.1 × weight/100 + 0.1 × recent (+ 0.1 × exp(-Δt/τ) without a window)`, where text is
 //! BM25 min-max normalised over the candidates; ties newest first. Expected scores are worked
 //! out by hand from that formula. Now = 2026-11-29 12:00 UTC (20:00 in Shanghai).
@@ -287,7 +287,7 @@ fn ask_explained(m: &Memory, q: &str) -> (Vec<(String, f64)>, i64, String) {
 
 #[test]
 fn a_one_character_query_in_a_window_counts_and_ranks_every_match() {
-    // 猫 starts few index terms: the prefix goes to FTS5 as the OR of them (query::prefix).
+    // 猫 starts few index terms: the prefix goes to FTS5 as the OR of them (fts5::prefix).
     let (_dir, m) = cats("");
     // NOW is 2026-11-29 (Sunday): 上周五 = 2026-11-20.
     let (items, matched, sql) = ask_explained(&m, "上周五 猫");
@@ -341,7 +341,7 @@ fn a_one_character_query_starting_many_terms_reads_the_windows_rows() {
     // matches and order as through FTS5 (the scores differ: the 10th's tokens change avgdl,
     // not the order of these three, worked out in the test above: same f, smaller D first;
     // f 2 at D 13 still above f 1 at D 7 for any avgdl).
-    let n = memlayers::query::prefix::MAX_TERMS + 1;
+    let n = memlayers::fts5::prefix::MAX_TERMS + 1;
     let extra: String = (0..n as u32).map(|i| format!(" 猫{}", char::from_u32(0x4E00 + i).unwrap())).collect();
     let (_dir, m) = cats(&extra);
     let (items, matched, sql) = ask_explained(&m, "上周五 猫");
@@ -356,7 +356,7 @@ fn a_one_character_query_starting_many_terms_reads_the_windows_rows() {
     assert_eq!((items.len(), items[0].0.as_str(), matched), (1, "修了車子", 1));
 }
 
-/// memlayers' own BM25 (`query::bm25`) against FTS5's `bm25(…, 2.0, 1.0)` on the example
+/// memlayers' own BM25 (`fts5::bm25`) against FTS5's `bm25(…, 2.0, 1.0)` on the example
 /// archive plus a day of entries written to trip the counting of raw text (`bm25::Counter`):
 /// repeated bigrams, one-character runs, the tag column, stems, mixed scripts, a CJK
 /// compatibility ideograph and decomposed accents. A reference FTS5 table with positions
@@ -364,8 +364,8 @@ fn a_one_character_query_starting_many_terms_reads_the_windows_rows() {
 /// set of matching entries and every BM25 value must be FTS5's (to 1e-9 relative).
 #[test]
 fn own_bm25_equals_fts5_bm25() {
-    use memlayers::index::segment::segment;
-    use memlayers::query::bm25;
+    use memlayers::fts5::bm25;
+    use memlayers::fts5::segment::segment;
     use memlayers::query::search::{Mode, Query};
     let dir = tempfile::tempdir().unwrap();
     copy_tree(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/archive"), dir.path());
@@ -509,13 +509,13 @@ fn own_bm25_equals_fts5_bm25() {
         let ex = memo.expanded_fts(&c, &q).unwrap();
         let mut f = vec![0.0; phrases.len()];
         let mut st = c.prepare(&memlayers::query::search::ranked_sql(false, false)).unwrap();
-        memlayers::index::fts5_aux::clear_collected();
+        memlayers::fts5::aux_fn::clear_collected();
         let none: i64 = st.query_row(rusqlite::params![ex.fts, 1_000_000i64], |r| r.get(0)).unwrap();
         assert_eq!(none, 0, "every match gathered");
         let mut through_index = std::collections::HashMap::new();
-        let mut lens = memlayers::index::lens::DayLens::default();
-        memlayers::index::fts5_aux::collected(|words| {
-            for (id, counts) in memlayers::index::fts5_aux::rows(words, ex.phrase_of.len()).unwrap() {
+        let mut lens = memlayers::fts5::lens::DayLens::default();
+        memlayers::fts5::aux_fn::collected(|words| {
+            for (id, counts) in memlayers::fts5::aux_fn::rows(words, ex.phrase_of.len()).unwrap() {
                 bm25::fold_counts(counts, &ex.phrase_of, &mut f).unwrap();
                 // The stored count (entry_lens), never the fallback that counts the text.
                 let len = lens.get(&c, id).unwrap().expect("entry_lens holds every entry's count");

@@ -1,4 +1,4 @@
-//! Recall parity (issue 2): every entry the plugin's matching rule returns, recall returns.
+//! Recall parity: every entry the plugin's matching rule returns, recall returns.
 //!
 //! The plugin's rule (dsh-memory-layers v1.2 `mem_recall`), implemented naively here: a term
 //! matches an entry when it is a case-insensitive substring of the content or the tag; a
@@ -12,7 +12,7 @@ use crate::common;
 
 use std::collections::BTreeSet;
 
-use memlayers::index::segment::{pieces, term_probes, text_has_probe};
+use memlayers::fts5::segment::{pieces, term_probes, text_has_probe};
 use proptest::prelude::*;
 
 const CJK: &[&str] = &["翻", "唱", "权", "重", "早", "报", "火", "锅", "天", "周", "约", "定", "读", "书"];
@@ -46,7 +46,7 @@ fn plugin_term(term: &str, tag: &str, content: &str) -> bool {
     if c.contains(&t) || g.contains(&t) {
         return true;
     }
-    let cjk = t.chars().all(memlayers::index::segment::is_cjk);
+    let cjk = t.chars().all(memlayers::fts5::segment::is_cjk);
     cjk && t.chars().count() >= 3 && { term_probes(&t).iter().all(|p| c.contains(&p.token) || g.contains(&p.token)) }
 }
 

@@ -1,15 +1,15 @@
-//! Issue 12: natural-language questions. The labelled set (tests/data/eval/, hand-labelled
+//! Natural-language questions. The labelled set (tests/data/eval/, hand-labelled
 //! relevant entries; tools/eval_set.rs) must keep its recall@5 floors, and single questions
 //! show the pieces: stop words, English stems at index and query time, the tokenizer version.
 
 #[path = "../../tools/eval_set.rs"]
-mod eval_set;
+pub(crate) mod eval_set;
 
 use crate::common::*;
 use memlayers::query::retrieve::RetrieveArgs;
 
-/// Floors of recall@5 per subset: the figures measured when the ranking was chosen (README,
-/// "Recall and ranking"), rounded down to leave room for one question per subset to move.
+/// Floors of recall@5 per subset: the figures measured when the ranking was chosen (docs/ranking.md,
+/// "Measured on a labelled question set"), rounded down to leave room for one question per subset to move.
 const FLOORS: &[(&str, f64)] = &[
     ("zh", 0.96),
     ("zh-time", 0.69),
@@ -85,7 +85,7 @@ fn an_index_of_the_old_tokenizer_is_rebuilt_with_stems() {
         .unwrap()
         .query_row("SELECT value FROM meta WHERE key = 'tokenizer_version'", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(v, memlayers::index::segment::TOKENIZER_VERSION.to_string());
+    assert_eq!(v, memlayers::fts5::segment::TOKENIZER_VERSION.to_string());
     // "meet" only exists as the stem of "meeting": found, so the index was rebuilt.
     assert_eq!(recall_contents(&m, "meets", None), ["Weekly meeting moved"]);
 }

@@ -1,4 +1,4 @@
-//! Issue 3: time as a gate. Expected answers are the hand-worked ones of examples/README.md
+//! Time as a gate (docs/time-expressions.md). Expected answers are the hand-worked ones of examples/README.md
 //! (now = 2026-11-29 20:00 Asia/Shanghai) and small archives written here.
 
 use crate::common;
@@ -131,7 +131,11 @@ fn last_month_trip() {
     assert_eq!(r.matched, 6);
     let (october, after): (Vec<_>, Vec<_>) = r.items.iter().partition(|i| i.date.as_str() <= "2026-10-31");
     assert_eq!(october.len(), 5);
-    dates_within(&memlayers::query::retrieve::RetrieveResult { items: october.into_iter().cloned().collect(), ..r.clone() }, "2026-10-01", "2026-10-31");
+    dates_within(
+        &memlayers::query::retrieve::RetrieveResult { items: october.into_iter().cloned().collect(), ..r.clone() },
+        "2026-10-01",
+        "2026-10-31",
+    );
     assert_eq!(after.len(), 1);
     assert!(after[0].content.starts_with("十月复盘"), "{}", after[0].content);
     assert_eq!(m.recall("青岛", Some(50), None).unwrap().matched, 8);

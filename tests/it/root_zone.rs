@@ -1,4 +1,4 @@
-//! Issue 12: the data root records the zone its files are dated in (`memlayers.json`); a call
+//! The data root records the zone its files are dated in (`memlayers.json`); a call
 //! in another zone frames its time words in that zone, and entries are filtered exactly by UTC
 //! over the root's own day partition. Hand-worked with Asia/Shanghai (UTC+8) and UTC.
 

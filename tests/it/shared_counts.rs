@@ -1,6 +1,6 @@
 //! What a query pays for beyond its own work, kept small: the counts a query needs for BM25
 //! (document frequencies, match counts) are shared between
-//! processes through the index's `fts_counts` table (src/query/bm25.rs `DfMemo`), valid only
+//! processes through the index's `fts_counts` table (src/fts5/bm25.rs `DfMemo`), valid only
 //! for the FTS5 state they were counted in; a statement is compiled once. Real CLI processes
 //! on a real data root.
 
@@ -88,7 +88,7 @@ fn a_statement_is_compiled_once_whatever_values_it_is_bound_to() {
     let m = memlayers::Memory::open(dir.path(), memlayers::Config::default()).unwrap();
     let c = m.conn().unwrap();
     // The ranked candidates' statement: its `LIMIT ?2` is a value SQLite's planner would read,
-    // and then compile the statement again after every bind (issue 15: once per query).
+    // and then compile the statement again after every bind (once per query).
     let mut st = c.prepare(&memlayers::query::search::ranked_sql(true, false)).unwrap();
     for (fts, cap) in [(r#""博物""#, 500i64), (r#""物馆""#, 10)] {
         let n = st.query_map(rusqlite::params![fts, cap, 0i64, i64::MAX], |_| Ok(())).unwrap().count();

@@ -1,6 +1,6 @@
-//! A stock `sqlite3` (Debian's, 3.40+) opens the index and runs every query of the README
-//! (issue 2). Expected values are computed here from the example archive's files with a naive
-//! line reader, independently of the engine. Needs the `sqlite3` binary (CI installs it).
+//! A stock `sqlite3` (Debian's, 3.40+) opens the index and runs every ready query of the
+//! README (its `-- query: NAME` blocks). Expected values are computed here from the example
+//! archive's files with a naive line reader, independently of the engine. Needs the `sqlite3` binary (CI installs it).
 
 use crate::common;
 

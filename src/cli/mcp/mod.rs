@@ -9,14 +9,15 @@
 //! JSON-RPC with an error and keeps reading. Usage hits not yet in usage.json are written
 //! when the client disconnects (EOF on stdin) and on SIGTERM / SIGINT.
 
+pub mod http;
 pub mod schema;
 pub mod tools;
 
 use std::sync::Arc;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, CustomRequest, CustomResult, ErrorCode,
+    Implementation, ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::{RequestContext, RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
@@ -33,17 +34,27 @@ pub const INSTRUCTIONS: &str = "memlayers: your long-term memory, kept as plain 
 - Cannot remember something: mem_recent(3) → topics index of mem_hot_get → mem_by_date on those months → mem_recall last.\n\
 - End of a day or week: mem_summarize(\"day\") / mem_summarize(\"week\"); mem_stats shows what may be evicted next.";
 
-/// The MCP server: the tool table over one open [`Memory`].
-#[derive(Debug)]
+/// The MCP server: the tool table over one open [`Memory`]. Cloning shares both.
+#[derive(Debug, Clone)]
 pub struct Server {
     mem: Arc<Memory>,
-    tools: Vec<tools::ToolDef>,
+    tools: Arc<Vec<tools::ToolDef>>,
+    /// Tool calls run on tokio's blocking pool instead of the runtime's thread (the HTTP
+    /// transport, where other clients' requests must go on meanwhile).
+    blocking_pool: bool,
 }
 
 impl Server {
-    /// A server over `mem`.
+    /// A server over `mem`; tool calls run on the runtime's thread, one at a time (stdio).
     pub fn new(mem: Arc<Memory>) -> Server {
-        Server { mem, tools: tools::tools() }
+        Server { mem, tools: Arc::new(tools::tools()), blocking_pool: false }
+    }
+
+    /// The same server with its tool calls run on tokio's blocking pool, so calls of several
+    /// clients run at once (reads in parallel, writes one at a time under the writer lock).
+    pub fn on_blocking_pool(mut self) -> Server {
+        self.blocking_pool = true;
+        self
     }
 
     /// The tools as MCP `Tool` records (name, description, schemas, read-only hint).
@@ -108,7 +119,16 @@ impl ServerHandler for Server {
     ) -> std::result::Result<CallToolResponse, ErrorData> {
         // The usage hits of this call are recorded once its reply is written (RecordAfterReply),
         // or first thing in the next call if that comes before (Server::call).
-        match self.call(&request.name, request.arguments.as_ref()) {
+        let result = if self.blocking_pool {
+            let this = self.clone();
+            let (name, args) = (request.name.clone(), request.arguments.clone());
+            tokio::task::spawn_blocking(move || this.call(&name, args.as_ref()))
+                .await
+                .map_err(|e| ErrorData::internal_error(format!("tool call failed: {e}"), None))?
+        } else {
+            self.call(&request.name, request.arguments.as_ref())
+        };
+        match result {
             Some(r) => Ok(r.into()),
             None => {
                 let names: Vec<&str> = self.tools.iter().map(|t| t.name).collect();
@@ -117,6 +137,50 @@ impl ServerHandler for Server {
             }
         }
     }
+
+    /// A request rmcp could not read as one it knows, such as a `tools/call` whose `arguments`
+    /// is not an object: -32602 naming the member for `tools/call` ([`custom_request_error`]),
+    /// otherwise -32601.
+    async fn on_custom_request(
+        &self,
+        request: CustomRequest,
+        _context: RequestContext<RoleServer>,
+    ) -> std::result::Result<CustomResult, ErrorData> {
+        Err(custom_request_error(&request))
+    }
+}
+
+/// The JSON-RPC error for a request rmcp could not read as any MCP request it knows and handed
+/// over as a custom request: a `tools/call` whose params do not have the shape the MCP schema
+/// gives (`{"name": string, "arguments"?: object}`) is -32602 Invalid params naming the member
+/// that is wrong (`arguments`, `name` or `params`); any other method is -32601 Method not found
+/// naming it, as rmcp's default answers.
+fn custom_request_error(request: &CustomRequest) -> ErrorData {
+    use serde_json::Value;
+    if request.method != "tools/call" {
+        return ErrorData::new(ErrorCode::METHOD_NOT_FOUND, request.method.clone(), None);
+    }
+    let kind = |v: &Value| match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    };
+    let msg = match &request.params {
+        None => "invalid params: tools/call needs params {\"name\": string, \"arguments\": object}".to_string(),
+        Some(Value::Object(p)) => match (p.get("name"), p.get("arguments")) {
+            (Some(Value::String(_)), Some(a)) if !a.is_object() => {
+                format!("invalid params: `arguments` must be an object (the tool's named arguments), got {}", kind(a))
+            }
+            (Some(Value::String(_)), _) => "invalid params: tools/call params do not match the MCP schema".to_string(),
+            (Some(n), _) => format!("invalid params: `name` must be a string (the tool's name), got {}", kind(n)),
+            (None, _) => "invalid params: `name` is missing (the tool's name)".to_string(),
+        },
+        Some(other) => format!("invalid params: `params` must be an object, got {}", kind(other)),
+    };
+    ErrorData::invalid_params(msg, None)
 }
 
 /// A tool's result as MCP returns it: `value` as `structuredContent` and, as the MCP spec asks
@@ -181,7 +245,7 @@ pub fn serve_stdio(mem: Memory) -> Result<()> {
         .build()
         .map_err(|e| Error::io("<tokio runtime>", e))?;
     // Replies go out before their usage hits are recorded (Memory::defer_hits): about a third
-    // of a day-window mem_retrieve at 1M entries (issue 15).
+    // of a day-window mem_retrieve at 1M entries.
     mem.defer_hits(true);
     let mem = Arc::new(mem);
     let server = Server::new(mem.clone());
@@ -192,7 +256,7 @@ pub fn serve_stdio(mem: Memory) -> Result<()> {
         // description of its own (reopened through /proc/self/fd, so the process's own streams
         // keep their flags); elsewhere it falls back to `stdio()`, whose reads and writes each
         // hop to tokio's blocking thread pool and back (two thread switches per message: ~0.2
-        // ms of a day-window mem_retrieve round trip at 1M entries, issue 15). The pair is what
+        // ms of a day-window mem_retrieve round trip at 1M entries). The pair is what
         // `serve(stdio_pipes())` would turn into a transport itself (AsyncRwTransport).
         let (read, write) = rmcp::transport::stdio_pipes();
         let transport = RecordAfterReply { inner: AsyncRwTransport::new_server(read, write), mem: hits_mem };

@@ -1,7 +1,7 @@
 //! JSON Schemas of the MCP tools, inside the closed subset DeepSeek Harness accepts, and the
 //! two checks the tests and the server rely on.
 //!
-//! The subset (dsh-memory-layers README, "写工具 schema 时注意"): `type` is one string, unions
+//! The subset (docs/plugin-compatibility.md, "Tool schemas"): `type` is one string, unions
 //! only via `oneOf`, and the only keywords are `type oneOf properties required
 //! additionalProperties items enum const` plus the annotations `description title default
 //! examples`. `type: ["object","null"]`, `minimum`, `maximum`, `pattern`, `format`, `$ref`,

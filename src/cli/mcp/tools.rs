@@ -150,6 +150,13 @@ fn item_schema() -> Value {
             ("id", integer("Index id: (local day number << 20) | ordinal in the day file.")),
             ("date", string("Local date of the day file, YYYY-MM-DD.")),
             ("ts", string("Write time, UTC, ISO-8601 with milliseconds.")),
+            (
+                "tsKnown",
+                boolean(
+                    "Present, false, for a hand-written bullet without a timestamp in a day file: its time is \
+                     unknown and ts is the start of its local date (a stand-in). Absent otherwise.",
+                ),
+            ),
             ("tag", string("Tag; \"-\" when untagged.")),
             ("content", string("The text, without the source marker.")),
             ("source", nullable(source_schema())),
@@ -387,6 +394,13 @@ also puts it among the hot layer's candidates. An identical (tag, case-insensiti
                     ("dayCount", integer("Entries in today's file after the write.")),
                     ("overLimit", boolean("important only: is the hot body over its limit.")),
                     ("hint", string("important only: trimming hint.")),
+                    (
+                        "zoneRecorded",
+                        string(
+                            "First write into a new data root only: the IANA zone recorded for it, which dates \
+                             every day file from now on.",
+                        ),
+                    ),
                 ],
                 &[
                     "added",

@@ -64,6 +64,11 @@ pub struct WriteResult {
     /// the canonical file. Omitted when empty.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The first write into a new data root only: the IANA zone this handle recorded for the
+    /// root in `memlayers.json`, which dates every day file from now on and cannot be changed
+    /// in place ([`crate::files::zone`]). Omitted otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub zone_recorded: Option<String>,
 }
 
 /// Collapses all whitespace runs (line breaks included) into single spaces and trims.
@@ -137,6 +142,9 @@ pub(crate) struct PreparedDay<'e> {
     pub bytes: Vec<u8>,
     /// The appended entries with their 1-based line numbers in `bytes`.
     pub added: Vec<(i64, &'e Entry)>,
+    /// Accepted entries not appended because the day would then hold more than the index can
+    /// find ([`crate::index::sync::room_in_day`]); the caller reports them.
+    pub over: usize,
 }
 
 /// The filter of [`Store::append_filtered`](crate::index::Store::append_filtered): given the entries already in the day file and the
@@ -144,29 +152,40 @@ pub(crate) struct PreparedDay<'e> {
 pub(crate) type KeepFn<'a> = dyn FnMut(&[Entry], &[Entry]) -> Vec<bool> + 'a;
 
 /// The entries of a day file's bytes, in file order (lines that are not entries — headings,
-/// notes, odd lines — are skipped; invalid UTF-8 is read lossily).
-fn entries_in(bytes: &[u8]) -> Vec<Entry> {
-    String::from_utf8_lossy(bytes)
-        .split('\n')
-        .filter_map(|l| match parse_line(l) {
-            LineKind::Entry(e) => Some(e),
-            _ => None,
-        })
-        .collect()
+/// notes, odd lines — are skipped; invalid UTF-8 is read lossily), and the number of lines the
+/// index reads as entries: those plus the bullets without a timestamp
+/// ([`crate::files::entry::undated_bullet`]), the count the day's limit applies to
+/// ([`crate::index::sync::room_in_day`]) and the index records for the file.
+fn entries_in(bytes: &[u8]) -> (Vec<Entry>, usize) {
+    let mut undated = 0;
+    let mut out = Vec::new();
+    for l in String::from_utf8_lossy(bytes).split('\n') {
+        match parse_line(l) {
+            LineKind::Entry(e) => out.push(e),
+            LineKind::Other if crate::files::entry::undated_bullet(l).is_some() => undated += 1,
+            _ => {}
+        }
+    }
+    let indexed = out.len() + undated;
+    (out, indexed)
 }
 
-/// Scans a day file's bytes for `write`: the number of entries, and the first entry with the
-/// same tag ([`same_tag`]) and text ([`same_text`]) with its 0-based line index (split on
-/// `\n`), if any.
+/// Scans a day file's bytes for `write`: the number of lines the index reads as entries (as
+/// [`entries_in`] counts them), and the first entry with the same tag ([`same_tag`]) and text
+/// ([`same_text`]) with its 0-based line index (split on `\n`), if any.
 fn find_duplicate(bytes: &[u8], tag: &str, text: &str) -> (usize, Option<(usize, Entry)>) {
     let mut count = 0usize;
     let mut dup: Option<(usize, Entry)> = None;
     for (i, line) in String::from_utf8_lossy(bytes).split('\n').enumerate() {
-        if let LineKind::Entry(e) = parse_line(line) {
-            count += 1;
-            if dup.is_none() && same_tag(&e.tag, tag) && same_text(&e.content, text) {
-                dup = Some((i, e));
+        match parse_line(line) {
+            LineKind::Entry(e) => {
+                count += 1;
+                if dup.is_none() && same_tag(&e.tag, tag) && same_text(&e.content, text) {
+                    dup = Some((i, e));
+                }
             }
+            LineKind::Other if crate::files::entry::undated_bullet(line).is_some() => count += 1,
+            _ => {}
         }
     }
     (count, dup)
@@ -266,9 +285,11 @@ mod tests {
 
     #[test]
     fn entries_in_skips_non_entry_lines() {
-        let day = "# 2026-10-21\nnote\n- [2026-10-21T01:00:00.000Z] [a] one\n\n- [2026-10-21T02:00:00.000Z] [-] two";
-        let es = entries_in(day.as_bytes());
-        assert_eq!(es.len(), 2);
+        let day =
+            "# 2026-10-21\nnote\n- [2026-10-21T01:00:00.000Z] [a] one\n- 手写\n\n- [2026-10-21T02:00:00.000Z] [-] two";
+        let (es, indexed) = entries_in(day.as_bytes());
+        // Two entry lines, and the bullet without a timestamp the index reads as a third.
+        assert_eq!((es.len(), indexed), (2, 3));
         assert_eq!((es[0].tag.as_str(), es[0].content.as_str()), ("a", "one"));
         assert_eq!((es[1].tag.as_str(), es[1].content.as_str()), ("-", "two"));
     }

@@ -13,7 +13,7 @@
 //! even invalid UTF-8) are kept as they are. Dates the layout cannot name (years outside
 //! 0001–9999) are refused.
 //!
-//! A torn append (issue 14 point 1): `O_APPEND` is not atomic against a crash — a process
+//! A torn append: `O_APPEND` is not atomic against a crash — a process
 //! killed in the middle of its `write(2)` (the kernel checks for a fatal signal between
 //! pages), a file-size limit, or a power cut can leave the first part of a line without its
 //! end. Such a line was never acknowledged, but it would stay as a malformed (or, cut at a
@@ -44,6 +44,7 @@ use crate::files::entry::{Entry, format_line, format_ts};
 use crate::files::lock::WriterLock;
 use crate::files::{cold_rel, local_date};
 use crate::index::Store;
+use crate::index::sync::{MAX_ENTRIES_PER_DAY, room_in_day};
 use crate::{Error, Result};
 
 impl Store {
@@ -71,6 +72,7 @@ impl Store {
         for _ in 0..cas::MAX_REDO {
             if let Some(mut result) = self.write_once(&lock, args, &path, day, now, &tag, &text)? {
                 result.warnings.splice(0..0, repaired);
+                result.zone_recorded = self.take_zone_recorded().map(|z| z.name().to_string());
                 return Ok(result);
             }
         }
@@ -160,6 +162,11 @@ impl Store {
     ) -> Result<Option<WriteResult>> {
         let snap = cas::read(path)?;
         let (count, dup) = find_duplicate(&snap.bytes, tag, text);
+        // A new line past the day's limit could not be found by any query: refused before the
+        // file is touched.
+        if dup.is_none() && room_in_day(count) == 0 {
+            return Err(day_full(day, count));
+        }
         let mut result = WriteResult {
             added: false,
             date: day.format("%Y-%m-%d").to_string(),
@@ -173,6 +180,7 @@ impl Store {
             over_limit: None,
             hint: None,
             warnings: Vec::new(),
+            zone_recorded: None,
         };
         if let Some((idx, existing)) = dup {
             // The line as stored: its tag may differ in case from the one asked for.
@@ -284,8 +292,7 @@ impl Store {
         let repaired = self.repair_torn_append(lock);
         for _ in 0..cas::MAX_REDO {
             let snap = cas::read(&path)?;
-            let existing = entries_in(&snap.bytes);
-            let count = existing.len();
+            let (existing, count) = entries_in(&snap.bytes);
             let mut bytes = snap.bytes.clone();
             let mut added = Vec::new();
             let mut lines = count_lines(&bytes);
@@ -293,6 +300,11 @@ impl Store {
                 if k {
                     added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
                 }
+            }
+            // Refused whole, before the file is touched: the caller (an evicted hot block, an
+            // expired candidate) keeps what it would have moved here.
+            if added.len() > room_in_day(count) {
+                return Err(day_full(day, count));
             }
             let mut warnings = repaired.clone();
             if !added.is_empty() {
@@ -331,16 +343,21 @@ impl Store {
         }
         let snap = cas::read(&path)?;
         let mut bytes = snap.bytes.clone();
-        let existing = entries_in(&bytes);
-        let count = existing.len();
+        let (existing, count) = entries_in(&bytes);
         let mut added = Vec::new();
+        let mut over = 0;
         let mut lines = count_lines(&bytes);
         for e in entries {
             if keep(&existing, e) {
+                // Past the day's limit no query could find it: not written, counted in `over`.
+                if added.len() >= room_in_day(count) {
+                    over += 1;
+                    continue;
+                }
                 added.push((append_line(&mut bytes, &mut lines, &format_line(e)), e));
             }
         }
-        Ok(PreparedDay { path, snap, count, bytes, added })
+        Ok(PreparedDay { path, snap, count, bytes, added, over })
     }
 }
 
@@ -354,6 +371,20 @@ fn index_lags(e: &Error) -> String {
     format!("stored in the file, but the index could not be updated ({e}); it catches up at the next sync")
 }
 
+/// The error of a write refused because the day file of `day` already holds `count` indexable
+/// lines, the most one day can index ([`MAX_ENTRIES_PER_DAY`]): field `date`, so the CLI exits
+/// 2. Nothing was written.
+pub(crate) fn day_full(day: NaiveDate, count: usize) -> Error {
+    Error::bad(
+        "date",
+        format!(
+            "{} already holds {count} entries, the most one day can index ({MAX_ENTRIES_PER_DAY}: the 20 ordinal \
+             bits of an entry id); nothing was written",
+            cold_rel(day)
+        ),
+    )
+}
+
 /// The error of a write whose file changed under it [`cas::MAX_REDO`] times in a row.
 pub(crate) fn kept_changing(path: &Path) -> Error {
     Error::io(
@@ -363,4 +394,48 @@ pub(crate) fn kept_changing(path: &Path) -> Error {
             cas::MAX_REDO
         )),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A day file holding 2^20 − 2 entries has room for exactly one more (the 20 ordinal bits of
+    /// an entry id give 2^20 − 1 per day): an import's plan of three new entries writes one and
+    /// counts two as over the limit; appending to a full day (evicted hot blocks, expired
+    /// candidates) is refused before the file is touched; undated bullets count too.
+    #[test]
+    fn a_day_takes_entries_up_to_its_limit_and_refuses_the_rest() {
+        assert_eq!(MAX_ENTRIES_PER_DAY, 1_048_575);
+        assert_eq!((room_in_day(0), room_in_day(1_048_574), room_in_day(2_000_000)), (1_048_575, 1, 0));
+        let dir = tempfile::tempdir().unwrap();
+        let config = crate::Config { timezone: chrono_tz::UTC, ..crate::Config::default() };
+        let (store, _, _) = Store::open(dir.path(), config, true).unwrap();
+        let day = NaiveDate::from_ymd_opt(2026, 10, 21).unwrap();
+        let path = dir.path().join(cold_rel(day));
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        // One bullet without a timestamp and 2^20 − 3 entries: 2^20 − 2 indexable lines.
+        let mut text = String::from("- 手写的一条\n");
+        for i in 0..MAX_ENTRIES_PER_DAY - 2 {
+            text.push_str(&format!("- [2026-10-21T02:00:00.000Z] [-] e{i}\n"));
+        }
+        std::fs::write(&path, &text).unwrap();
+        let new: Vec<Entry> = (0..3)
+            .map(|i| Entry {
+                ts: "2026-10-21T03:00:00Z".parse().unwrap(),
+                tag: "-".into(),
+                content: format!("new{i}"),
+                source: None,
+            })
+            .collect();
+        let p = store.prepare_append(day, &new, &mut |_, _| true).unwrap();
+        assert_eq!((p.count, p.added.len(), p.over), (MAX_ENTRIES_PER_DAY - 1, 1, 2));
+        // Filled up to the limit by hand (the refusal of `write` is tested through the CLI in
+        // the heavy suite, `heavy::day_limit`).
+        text.push_str("- [2026-10-21T02:00:00.000Z] [-] last\n");
+        std::fs::write(&path, &text).unwrap();
+        // append_entries (evicted hot blocks, expired candidates) is refused whole.
+        assert!(matches!(store.append_entries(day, &new[..1], None), Err(Error::BadInput { .. })));
+        assert!(std::fs::read(&path).unwrap() == text.as_bytes());
+    }
 }

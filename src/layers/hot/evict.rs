@@ -1,6 +1,6 @@
 //! Auto-evict: when the hot body is over `hotLimit`, move the least active blocks to cold.
 //!
-//! Rules per dsh-memory-layers v1.2.1 (seeds/002, "mem_hot_set" and "注意事项"):
+//! Rules per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Hot layer"):
 //!
 //! * Runs only when `autoEvict` is on and the body is over `hotLimit` (code points); evicts
 //!   until the body is at most `evictTarget` or nothing more may go.
@@ -26,7 +26,7 @@
 //!
 //! The caller writes [`cold_entries`] (tag `hot-evict`) to today's cold file FIRST and only
 //! then saves the new body; if the cold write fails, the body is saved without eviction and
-//! [`failed_hint`] becomes the `evictHint` (seeds/002: "腾挪先写冷层成功、再从正文移除").
+//! [`failed_hint`] becomes the `evictHint` (docs/plugin-compatibility.md: "腾挪先写冷层成功、再从正文移除").
 
 use chrono::{DateTime, Duration, Utc};
 use serde::Serialize;
@@ -36,15 +36,15 @@ use crate::Config;
 use crate::files::entry::{Entry, LineKind, parse_line};
 use crate::layers::usage::{DEFAULT_WEIGHT, Ledger, key};
 
-/// Tag of evicted blocks in cold (seeds/002: "tag=hot-evict").
+/// Tag of evicted blocks in cold (docs/plugin-compatibility.md: "tag=hot-evict").
 pub const EVICT_TAG: &str = "hot-evict";
-/// Minimum block length that may be evicted, in code points (seeds/002: "≥ 20 字").
+/// Minimum block length that may be evicted, in code points (docs/plugin-compatibility.md: "≥ 20 字").
 pub const MIN_BLOCK_CHARS: usize = 20;
-/// Maximum length of one cold entry in code points (seeds/002: "单条上限 4000 字"); longer
+/// Maximum length of one cold entry in code points (docs/plugin-compatibility.md: "单条上限 4000 字"); longer
 /// evicted blocks are written as several entries.
 pub const MAX_ENTRY_CHARS: usize = 4000;
 
-/// One evicted block (seeds/002: "每块含 content / chars / reason").
+/// One evicted block (docs/plugin-compatibility.md: "每块含 content / chars / reason").
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct EvictedBlock {
     /// The block as it was in the body (may span lines).
@@ -94,7 +94,7 @@ pub fn split_blocks(body: &str) -> Vec<String> {
 }
 
 /// Collapses every run of whitespace (line breaks included) into one space and trims: the
-/// single-line form used for cold entries (seeds/002 mem_write: "换行和连续空白会压成空格").
+/// single-line form used for cold entries (docs/plugin-compatibility.md, "Writing an entry": "换行和连续空白会压成空格").
 pub fn collapse(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
@@ -329,7 +329,7 @@ mod tests {
 
     #[test]
     fn moves_no_more_than_needed() {
-        // Issue 11: blocks of 180, 544 and 44 code points, none in the ledger, limit 600,
+        // Worked by hand: blocks of 180, 544 and 44 code points, none in the ledger, limit 600,
         // target floor(600 * 0.85) = 510. Body: 180 + 544 + 44 + 2 separators of 2 = 772.
         // Least active first, ties lowest in the body first: 44 goes (772 - 46 = 726 > 510),
         // then 544 (726 - 546 = 180 ≤ 510); the 44 block fits back (180 + 2 + 44 = 226 ≤ 510),

@@ -1,7 +1,7 @@
 //! The hot layer (`hot.md`): body, candidates block and topics block. Pure: text in, text
 //! out; no file I/O, no clock.
 //!
-//! File layout, per dsh-memory-layers v1.2.1 (seeds/002, "热层：候选与主题索引"), as
+//! File layout, per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Data layout"), as
 //! [`format()`] writes it:
 //!
 //! ```text
@@ -61,7 +61,7 @@ pub const TOPICS_START: &str = "<!-- topics:start -->";
 /// End marker of the topics block.
 pub const TOPICS_END: &str = "<!-- topics:end -->";
 
-/// One topics-index line `topic|YYYY-MM` (seeds/002 "主题索引").
+/// One topics-index line `topic|YYYY-MM` (docs/plugin-compatibility.md, "Data layout").
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Topic {
     /// The topic (usually a tag); non-empty, one line, without `|`.
@@ -240,7 +240,7 @@ fn read_topic_line(doc: &mut HotDoc, line: &str, lineno: usize) {
 }
 
 /// Reads one `topic|YYYY-MM` line (spaces around either part allowed); `None` when it is not
-/// one (seeds/002: "写错了只会被忽略").
+/// one (docs/plugin-compatibility.md: "写错了只会被忽略").
 pub fn parse_topic(line: &str) -> Option<Topic> {
     let (topic, month) = line.trim().rsplit_once('|')?;
     Topic::new(topic, month).ok()
@@ -298,7 +298,7 @@ pub fn format(doc: &HotDoc) -> String {
     s
 }
 
-/// Length of a body in Unicode code points (seeds/002: "按 Unicode 码点计").
+/// Length of a body in Unicode code points (docs/plugin-compatibility.md: "按 Unicode 码点计").
 pub fn chars(body: &str) -> usize {
     body.chars().count()
 }
@@ -351,7 +351,7 @@ pub struct CandidateView {
     pub source: Option<Source>,
 }
 
-/// The result of `mem_hot_get` (seeds/002 "mem_hot_get()"), with the plugin's field names.
+/// The result of `mem_hot_get` (docs/plugin-compatibility.md, "Hot layer"), with the plugin's field names.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HotGetResult {
@@ -425,7 +425,7 @@ pub fn add_candidate(doc: &mut HotDoc, entry: Entry) -> usize {
 }
 
 /// Adds topics lines that are not there yet, in order, never replacing or reordering the
-/// existing ones (seeds/002 "mem_summarize": "已存在的行不重复、不覆盖"). Returns the number
+/// existing ones (docs/plugin-compatibility.md, "Summaries": "已存在的行不重复、不覆盖"). Returns the number
 /// added.
 pub fn add_topics(doc: &mut HotDoc, topics: &[Topic]) -> usize {
     let mut added = 0;
@@ -439,11 +439,11 @@ pub fn add_topics(doc: &mut HotDoc, topics: &[Topic]) -> usize {
 }
 
 /// Days after the last hit during which a hot block is protected from eviction
-/// (seeds/002: "90 天内没被 mem_recall 等查询命中过").
+/// (docs/plugin-compatibility.md: "90 天内没被 mem_recall 等查询命中过").
 pub const RECENT_HIT_DAYS: i64 = 90;
 
 /// Whether ledger records allow demotion (eviction of a hot block or sinking of a candidate),
-/// per seeds/002 "只有 weight < demoteThreshold 且够老的条目，才允许被腾挪/下沉".
+/// per docs/plugin-compatibility.md: "只有 weight < demoteThreshold 且够老的条目，才允许被腾挪/下沉".
 ///
 /// No records → allowed. Otherwise every record must have its weight decayed to `now` below
 /// `demoteThreshold`, and be "old enough": its first hit (or, when absent, its last hit or

@@ -4,10 +4,10 @@
 //! hot.md, takes the writer lock, writes the cold file first and hot.md second.
 //!
 //! * A missing hot.md reads as an empty body with no candidates or topics, and reading creates
-//!   nothing (seeds/002: "没有 hot.md 时返回空正文，不报错、不创建文件").
+//!   nothing (docs/plugin-compatibility.md: "没有 hot.md 时返回空正文，不报错、不创建文件").
 //! * Moving text to the cold layer (evicted blocks, tag `hot-evict`; sunk candidates, tag
 //!   `candidate-expired`) always writes today's cold file first; only when that succeeded is
-//!   the text removed from hot.md. If it fails, hot.md keeps the text (seeds/002:
+//!   the text removed from hot.md. If it fails, hot.md keeps the text (docs/plugin-compatibility.md:
 //!   "腾挪先写冷层成功、再从正文移除；写失败就整体保持原样").
 
 use crate::files::entry::Entry;
@@ -130,7 +130,7 @@ impl Store {
         })
     }
 
-    /// Adds topics lines not yet in the index (never reordering or replacing, seeds/002
+    /// Adds topics lines not yet in the index (never reordering or replacing, docs/plugin-compatibility.md
     /// "已存在的行不重复、不覆盖"), creating hot.md when there is something to add; returns how
     /// many were added. The caller holds the writer lock.
     pub(crate) fn add_topics_locked(&self, lock: &WriterLock, topics: &[Topic]) -> Result<usize> {

@@ -1,6 +1,6 @@
 //! Candidate TTL and overflow, checked on every hot read.
 //!
-//! Rules per dsh-memory-layers v1.2.1 (seeds/002, "mem_hot_get()" and "召回留痕与权重"):
+//! Rules per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Hot layer" and "Usage ledger"):
 //!
 //! * Expired: a candidate whose write instant is MORE than `candidateTtlDays` × 24 h before
 //!   `now` (exactly `candidateTtlDays` old is still kept).
@@ -8,7 +8,7 @@
 //!   position) sink until `candidateMax` remain.
 //! * Protection: a candidate whose content is in the usage ledger sinks only if the ledger
 //!   allows demotion (weight decayed to `now` below `demoteThreshold` and old enough, see
-//!   [`super::demotable`]) — seeds/002: "只有 weight < demoteThreshold 且够老的条目，才允许被腾挪/
+//!   [`super::demotable`]) — docs/plugin-compatibility.md: "只有 weight < demoteThreshold 且够老的条目，才允许被腾挪/
 //!   下沉". Protected candidates are skipped by both rules, so `kept` can exceed
 //!   `candidateMax`.
 //! * Sinking writes a cold entry for today: tag `candidate-expired`, timestamp `now`, content
@@ -26,10 +26,10 @@ use crate::Config;
 use crate::files::entry::Entry;
 use crate::layers::usage::{Ledger, key};
 
-/// Tag of sunk candidates in cold (seeds/002: "tag=candidate-expired").
+/// Tag of sunk candidates in cold (docs/plugin-compatibility.md: "tag=candidate-expired").
 pub const EXPIRED_TAG: &str = "candidate-expired";
 
-/// Counts returned as `pruned` by `mem_hot_get` (seeds/002: "{ expired, overflow, kept }").
+/// Counts returned as `pruned` by `mem_hot_get` (docs/plugin-compatibility.md: "{ expired, overflow, kept }").
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Pruned {
     /// Candidates sunk because they were older than `candidateTtlDays`.

@@ -1,7 +1,7 @@
 //! `mem_hot_set(content)`: replace the hot body, optionally the candidates and topics, then
 //! auto-evict.
 //!
-//! Rules per dsh-memory-layers v1.2.1 (seeds/002, "mem_hot_set(content)"):
+//! Rules per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Hot layer"):
 //!
 //! * `content` replaces the body entirely (an empty string clears it). It is read with the
 //!   same tolerant parser as hot.md ([`super::parse`]): if it carries its own candidates block,
@@ -118,7 +118,7 @@ pub fn apply_set(old: &HotDoc, content: &str, cfg: &Config, ledger: &Ledger, now
         }
     }
     // Eviction sees the ledger as it was: the +15 of this very call must not by itself save
-    // a block (issue 11); blocks that are evicted get no promotion.
+    // a block (a block just promoted would otherwise never be evictable); blocks that are evicted get no promotion.
     let plan = plan_evict(&doc.body, cfg, ledger, now);
     let evicted_keys: Vec<String> = plan.evicted.iter().flat_map(|e| block_keys(&e.content)).collect();
     let kept_keys: Vec<String> = split_blocks(&plan.body).iter().flat_map(|b| block_keys(b)).collect();

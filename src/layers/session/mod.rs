@@ -1,6 +1,6 @@
 //! Session auto-log: at session end, one cold record of the last turns the host saw. Pure.
 //!
-//! Rules per dsh-memory-layers v1.2.1 (seeds/002, "注意事项": "会话自动落档是尽力而为" and the
+//! Rules per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Session auto-log": "会话自动落档是尽力而为" and the
 //! `autoLogOnSessionEnd` / `autoLogMinTurns` config keys):
 //!
 //! * Only when `autoLogOnSessionEnd` is true and the session had at least `autoLogMinTurns`
@@ -22,11 +22,11 @@ use chrono::{DateTime, Utc};
 use crate::Config;
 use crate::files::entry::{Entry, Source};
 
-/// Tag of session records (seeds/002: "tag=session").
+/// Tag of session records (docs/plugin-compatibility.md: "tag=session").
 pub const SESSION_TAG: &str = "session";
-/// Maximum record length, code points (seeds/002: "≤200 字").
+/// Maximum record length, code points (docs/plugin-compatibility.md: "≤200 字").
 pub const MAX_CHARS: usize = 200;
-/// Turns that go into the record (seeds/002: "最后 3 轮").
+/// Turns that go into the record (docs/plugin-compatibility.md: "最后 3 轮").
 pub const LAST_TURNS: usize = 3;
 const SEP: &str = " / ";
 

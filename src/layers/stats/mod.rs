@@ -1,7 +1,7 @@
 //! The figures of `mem_stats`, computed from inputs the caller gathers. Pure: no file I/O,
 //! no clock.
 //!
-//! Per dsh-memory-layers v1.2.1 (seeds/002, "mem_stats()"): hot body chars / limit /
+//! Per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Stats"): hot body chars / limit /
 //! candidate count / topic count; cold files and entries listed by month with the latest
 //! date; file counts and chars of the three summary levels; and, from v1.2, usage:
 //! `topRecalled` (the 5 most recalled: `hits` / `lastHitAt`), `weightTop` (5 highest
@@ -26,9 +26,9 @@ use crate::files::entry::format_ts;
 use crate::layers::hot::{HotDoc, chars};
 use crate::layers::usage::{Ledger, Record};
 
-/// How many items each usage list holds (seeds/002: "5 条").
+/// How many items each usage list holds (docs/plugin-compatibility.md: "5 条").
 pub const USAGE_LIST_LEN: usize = 5;
-/// How much of an entry's text a usage item shows, code points (seeds/002: "正文只取前 40 字").
+/// How much of an entry's text a usage item shows, code points (docs/plugin-compatibility.md: "正文只取前 40 字").
 pub const USAGE_TEXT_CHARS: usize = 40;
 
 /// One month of the cold layer, as gathered by the caller.

@@ -63,7 +63,7 @@ impl Store {
         }
         let mut ledger = Ledger::default();
         let mut texts: HashMap<String, String> = HashMap::new();
-        for (k, r, text) in crate::layers::usage::ops::load_all(&c)? {
+        for (k, r, text) in crate::layers::usage::table::load_all(&c)? {
             if let Some(t) = text {
                 texts.insert(k.clone(), t);
             }

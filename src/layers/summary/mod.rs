@@ -1,7 +1,7 @@
 //! Extractive day / week / month summaries. Pure: entries and summary texts in, file text
 //! out; no file I/O, no clock.
 //!
-//! Rules per dsh-memory-layers v1.2.1 (seeds/002, "摘要规则：不编造" and "mem_summarize"):
+//! Rules per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Summaries"):
 //! summaries only copy text from the layer below and cut it; nothing is generated.
 //!
 //! | period | sources (the caller picks, this module combines) | lines | budget |
@@ -71,11 +71,11 @@ use crate::files::{cold_rel, iso_week_label, monday_of};
 use crate::layers::hot::Topic;
 use crate::{Error, Result};
 
-/// Tags that keep their own lines in a month summary (seeds/002: "只有 约定 / 重要 / 翻唱 保留独立行").
+/// Tags that keep their own lines in a month summary (docs/plugin-compatibility.md: "只有 约定 / 重要 / 翻唱 保留独立行").
 pub const KEEP_TAGS: [&str; 3] = ["约定", "重要", "翻唱"];
-/// Maximum length of a first sentence, code points (seeds/002: "首句（至多 40 字）").
+/// Maximum length of a first sentence, code points (docs/plugin-compatibility.md: "首句（至多 40 字）").
 pub const FIRST_SENTENCE_CHARS: usize = 40;
-/// How many top tags go to the topics index (seeds/002: "最高频的 3 个 tag").
+/// How many top tags go to the topics index (docs/plugin-compatibility.md: "最高频的 3 个 tag").
 pub const TOP_TAGS: usize = 3;
 
 /// A summary period.
@@ -101,7 +101,7 @@ impl Period {
         }
     }
 
-    /// Line budget in code points (seeds/002: "日 1500 / 周 1000 / 月 700 字").
+    /// Line budget in code points (docs/plugin-compatibility.md: "日 1500 / 周 1000 / 月 700 字").
     pub fn budget(self) -> usize {
         match self {
             Period::Day => 1500,

@@ -2,7 +2,7 @@
 //! fallbacks, builds the summary with [`crate::layers::summary`] (pure), writes the file atomically,
 //! mirrors it, and adds the period's top 3 tags to the hot topics index.
 //!
-//! Sources (seeds/002 "mem_summarize"): a day reads its cold entries; a week reads the day
+//! Sources (docs/plugin-compatibility.md, "Summaries"): a day reads its cold entries; a week reads the day
 //! summary of each of its seven days, falling back to that day's cold entries; a month reads
 //! the week summaries of the ISO weeks lying wholly inside it, falling back to their days, and
 //! the other days of the month one by one (day summary, else cold). A day with neither is
@@ -45,8 +45,8 @@ pub struct SummarizeResult {
     pub top_tags: Vec<String>,
     /// Topics lines added to hot.md (when generated now).
     pub topics_added: usize,
-    /// Why no file was written: the period has no entries, or starts after today (issue 11:
-    /// an empty or future period writes no file and says so). Absent otherwise.
+    /// Why no file was written: the period has no entries, or starts after today (an
+    /// empty or future period writes no file, and says so instead of failing silently). Absent otherwise.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
 }

@@ -1,7 +1,7 @@
 //! The usage ledger (`usage.json`): recall hits, weights and half-life decay. Pure: no file
 //! I/O and no clock; callers pass the file text in, get bytes out, and pass `now`.
 //!
-//! Format and rules per dsh-memory-layers v1.2.1 (seeds/002, "召回留痕与权重（v1.2）"):
+//! Format and rules per dsh-memory-layers v1.2.1 (docs/plugin-compatibility.md, "Usage ledger"):
 //!
 //! ```json
 //! {
@@ -37,6 +37,10 @@
 //! `YYYY-MM-DDTHH:MM:SS.mmmZ`, and a final newline.
 
 pub mod ops;
+pub mod table;
+
+/// The usage ledger's canonical file, in the data root.
+pub const USAGE_FILE: &str = "usage.json";
 
 use std::collections::BTreeMap;
 
@@ -48,13 +52,13 @@ use sha1::{Digest, Sha1};
 
 use crate::files::entry::format_ts;
 
-/// Weight of an entry that is not in the ledger (seeds/002: "删掉会按‘权重 50、从未命中’重建").
+/// Weight of an entry that is not in the ledger (docs/plugin-compatibility.md: "删掉会按‘权重 50、从未命中’重建").
 pub const DEFAULT_WEIGHT: f64 = 50.0;
-/// Weight added per hit (seeds/002: "weight += 6").
+/// Weight added per hit (docs/plugin-compatibility.md: "weight += 6").
 pub const HIT_BONUS: f64 = 6.0;
-/// Weight added when promoted into the hot body (seeds/002: "weight += 15").
+/// Weight added when promoted into the hot body (docs/plugin-compatibility.md: "weight += 15").
 pub const PROMOTE_BONUS: f64 = 15.0;
-/// Upper bound of a weight (seeds/002: "上限 100").
+/// Upper bound of a weight (docs/plugin-compatibility.md: "上限 100").
 pub const MAX_WEIGHT: f64 = 100.0;
 /// The only ledger version this module reads and writes.
 pub const VERSION: u64 = 1;
@@ -176,7 +180,7 @@ impl<'de> DeserializeSeed<'de> for EntriesSeed<'_, '_> {
 
 /// Reads a ledger from `reader` (the file's bytes, a leading UTF-8 BOM allowed) in one
 /// streaming pass, handing each record to `each(key, record)` in file order as soon as it is
-/// read: the whole file never exists in memory as text or as a JSON tree (issue 14 point 8: a
+/// read: the whole file never exists in memory as text or as a JSON tree (a
 /// 100 MB ledger took 674 MB when parsed whole). Tolerant per field as [`Ledger::parse`];
 /// a key present twice is handed over twice. Returns how the file was read; on `Corrupt`
 /// some records may already have been handed over (the caller discards them). Errors: only
@@ -285,6 +289,21 @@ impl Record {
         self.last_decay_at.get_or_insert(now);
     }
 
+    /// Sets every instant of the record more than a day after `now` (the system clock's) to
+    /// `now`: a far-future clock's hit no longer holds its decay back (decay runs forward from
+    /// the anchor only). The weight is kept. Returns true when the record changed.
+    pub fn unfreeze(&mut self, now: DateTime<Utc>) -> bool {
+        let limit = now + Duration::days(1);
+        let mut changed = false;
+        for t in [&mut self.first_hit_at, &mut self.last_hit_at, &mut self.last_decay_at] {
+            if t.is_some_and(|t| t > limit) {
+                *t = Some(now);
+                changed = true;
+            }
+        }
+        changed
+    }
+
     /// Applies decay up to `now`; returns true when the record changed.
     fn decay(&mut self, now: DateTime<Utc>, half_life_days: f64) -> bool {
         let Some(anchor) = self.last_decay_at.or(self.last_hit_at).or(self.first_hit_at) else {
@@ -324,7 +343,7 @@ pub enum LoadStatus {
     /// There was no file; the ledger starts empty.
     Missing,
     /// The file could not be read as a version-1 ledger; the ledger starts empty and the
-    /// reason says why. The caller rebuilds it silently (seeds/002: "文件缺失或损坏时静默重建").
+    /// reason says why. The caller rebuilds it silently (docs/plugin-compatibility.md: "文件缺失或损坏时静默重建").
     Corrupt(String),
 }
 
@@ -370,7 +389,7 @@ impl Ledger {
         s
     }
 
-    /// Applies decay to every record up to `now` (seeds/002 "衰减"); returns how many records
+    /// Applies decay to every record up to `now` (docs/plugin-compatibility.md, "Usage ledger"); returns how many records
     /// changed, so the caller knows whether the file needs writing. A record without any
     /// instant gets `lastDecayAt = now` (its decay clock starts).
     pub fn decay(&mut self, now: DateTime<Utc>, half_life_days: f64) -> usize {
@@ -387,7 +406,7 @@ impl Ledger {
     }
 
     /// Promotion into the hot body: `weight + 15` (cap 100) when `key` is already in the
-    /// ledger; returns false and changes nothing otherwise (seeds/002: "只对已在账本里的条目生效").
+    /// ledger; returns false and changes nothing otherwise (docs/plugin-compatibility.md: "只对已在账本里的条目生效").
     pub fn promote(&mut self, key: &str) -> bool {
         match self.entries.get_mut(key) {
             Some(r) => {
@@ -409,7 +428,7 @@ impl Ledger {
     }
 }
 
-/// Write throttling for usage.json (seeds/002: "写盘按 usageThrottleMs 节流合并，进程退出前会把
+/// Write throttling for usage.json (docs/plugin-compatibility.md: "写盘按 usageThrottleMs 节流合并，进程退出前会把
 /// 没落盘的命中补写"). Pure bookkeeping: the caller asks [`Throttle::due`] after each change and
 /// [`Throttle::needs_flush`] at exit.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -471,7 +490,7 @@ mod tests {
 
     #[test]
     fn sixty_days_at_half_life_thirty_quarters_the_weight() {
-        // seeds/002 acceptance: lastDecayAt moved 60 days back → weight ≈ 1/4.
+        // The plugin's acceptance check (docs/plugin-compatibility.md, "Usage ledger"): lastDecayAt moved 60 days back → weight ≈ 1/4.
         let now = t("2026-10-21T03:10:00.000Z");
         let mut l = Ledger::default();
         l.entries.insert(

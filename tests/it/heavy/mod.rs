@@ -1,10 +1,11 @@
-//! Reliability suites with large budgets or many child processes (issue 7): crash kills,
+//! Reliability suites with large budgets or many child processes (docs/reliability.md): crash kills,
 //! concurrent writers and readers, fuzz targets, big files. Budgets: see each module.
 
 mod concurrency_stress;
 mod crash;
 // The fuzz suite measures allocations with a counting global allocator (a thin `unsafe`
 // wrapper around `System`).
+mod day_limit;
 #[allow(unsafe_code)]
 mod fuzz;
 mod hostile_size;

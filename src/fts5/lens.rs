@@ -2,16 +2,16 @@
 //! in `entry_lens` (migration V11): `lens` holds a little-endian `u16` per entry, at the
 //! entry's ordinal (its id's low [`ORDINAL_BITS`](crate::index::sync::ORDINAL_BITS) bits).
 //!
-//! Why (issue 15): a windowed query scores every match in its window with BM25, and each
+//! Why: a windowed query scores every match in its window with BM25, and each
 //! match's length came from FTS5's docsize table, one b-tree descent per match (~2 100
 //! instructions at 1M entries, a quarter of a week-window query of `今天`, 433 matches). A
 //! week's matches fall on 7 dates: 7 row reads, then an array index per match. FTS5's own
 //! docsize table is gone (`columnsize=0`), 14.1 MB at 1M entries against ~2 MB here.
 //!
 //! The count is the number of tokens FTS5 stores for the entry, tag and content together: the
-//! space-separated tokens of [`segment`](crate::index::segment::segment) of each, as the
-//! `unicode61` tokenizer reads them ([`crate::index::segment::word_tokens`]: a word with
-//! combining marks is several), which `query::bm25::Counter` counts the same way when it scans
+//! space-separated tokens of [`segment`](crate::fts5::segment::segment) of each, as the
+//! `unicode61` tokenizer reads them ([`crate::fts5::segment::word_tokens`]: a word with
+//! combining marks is several), which `fts5::bm25::Counter` counts the same way when it scans
 //! a window's rows; the test `own_bm25_equals_fts5_bm25` checks both against FTS5's `bm25()`. A count of [`SATURATED`] or more is stored as [`SATURATED`], and a reader
 //! counts that entry's tokens from its text ([`DayLens::get`] returns `None`).
 //!
@@ -22,7 +22,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::Result;
-use crate::index::sync::ORDINAL_BITS;
+use crate::files::ORDINAL_BITS;
 
 /// The stored value of a token count that does not fit a `u16` (65 535 tokens or more: a
 /// line of ~300 KB); a reader counts such an entry from its text.
@@ -30,9 +30,9 @@ pub const SATURATED: u16 = u16::MAX;
 
 /// The token count of an entry whose FTS5 columns are `tag` and `body` (the segmented text,
 /// [`crate::index::sync::FtsText`]): what FTS5's `unicode61` reads in their space-separated
-/// tokens ([`crate::index::segment::word_tokens`]).
+/// tokens ([`crate::fts5::segment::word_tokens`]).
 pub fn tokens_of(tag: &str, body: &str) -> usize {
-    let count = |s: &str| s.split(' ').map(crate::index::segment::word_tokens).sum::<usize>();
+    let count = |s: &str| s.split(' ').map(crate::fts5::segment::word_tokens).sum::<usize>();
     count(tag) + count(body)
 }
 

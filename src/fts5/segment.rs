@@ -12,7 +12,11 @@
 //!   character as a unigram: `翻唱权重` → `翻唱 唱权 权重 重`. A 1-character query `X` is then
 //!   the prefix query `X*` (every occurrence of X either starts a bigram or ends a run);
 //! * everything else (spaces, punctuation, symbols) separates runs, so no bigram ever spans a
-//!   space or punctuation.
+//!   space or punctuation;
+//! * a Traditional Chinese character is folded to its Simplified form first ([`fold_han`]:
+//!   `台積電` is indexed as `台积电`), at index and at query time alike, so either script finds
+//!   the other. Only the index and the probes are folded: the stored text, and so every result,
+//!   keeps the characters as written.
 //!
 //! [`TOKENIZER_VERSION`] is stored in the index; changing these rules must bump it, which
 //! forces a rebuild on the next open.
@@ -20,12 +24,47 @@
 use unicode_normalization::UnicodeNormalization;
 
 /// Version of the segmentation rules; stored in the index's `meta` table. 2: Latin words are
-/// followed by their English stem (issue 12). 3: text is NFC-normalised before segmenting
-/// (issue 14). 4: the kana sound marks U+3099–309C, U+30A0 and the katakana middle dot U+30FB
+/// followed by their English stem (`meetings` finds *meeting*). 3: text is NFC-normalised before
+/// segmenting (`café` typed precomposed finds it written with a combining accent). 4: the kana sound marks U+3099–309C, U+30A0 and the katakana middle dot U+30FB
 /// separate runs ([`is_cjk`]). 5: the token counts stored for BM25 (`entry_lens`) count a word
 /// with combining marks as FTS5 does ([`word_tokens`]). 6: and go on through the diacritics
-/// that continue an FTS5 token ([`is_fts5_diacritic`]).
-pub const TOKENIZER_VERSION: i64 = 6;
+/// that continue an FTS5 token ([`is_fts5_diacritic`]). 7: Traditional Chinese characters
+/// are folded to Simplified ([`fold_han`]).
+pub const TOKENIZER_VERSION: i64 = 7;
+
+/// The Simplified Chinese form of `c` when `c` is a Traditional (or Taiwan / Hong Kong
+/// variant) character, else `c` itself: `積` → `积`, `學` → `学`, `臺` → `台`, `积` → `积`,
+/// `a` → `a`. One character for one, so bigrams and BM25 token counts keep their positions;
+/// folding twice is folding once. The table: OpenCC's character dictionaries (Apache-2.0; the
+/// first candidate of TSCharacters, with the reversed TW/HK variant tables), generated into
+/// `src/fts5/t2s.rs` by `tools/gen_t2s.py`, whose header gives the commit and the licence.
+/// Words of other lengths (`軟體` → `软件`, OpenCC's phrase tables) are not folded.
+///
+/// ```
+/// use memlayers::fts5::segment::fold_han;
+/// assert_eq!(fold_han('積'), '积');
+/// assert_eq!(fold_han('积'), '积');
+/// assert_eq!(fold_han('a'), 'a');
+/// ```
+pub fn fold_han(c: char) -> char {
+    // The table's first key is U+346F: everything below (ASCII, Latin, kana) skips the search.
+    if (c as u32) < 0x3400 {
+        return c;
+    }
+    match crate::fts5::t2s::T2S.binary_search_by_key(&c, |&(t, _)| t) {
+        Ok(i) => crate::fts5::t2s::T2S[i].1,
+        Err(_) => c,
+    }
+}
+
+/// The characters that [`fold_han`] turns into `s`, `s` first: `积` → `积`, `積`; `台` → `台`,
+/// `枱`, `檯`, `臺`, `颱`. For matching folded probes against text as written (the window scan's
+/// byte pre-filter, `fts5::bm25::Prefilter`). A linear pass over the table (3 227 pairs).
+pub fn unfolded(s: char) -> Vec<char> {
+    let mut out = vec![s];
+    out.extend(crate::fts5::t2s::T2S.iter().filter(|&&(_, v)| v == s).map(|&(t, _)| t));
+    out
+}
 
 /// The Snowball English stem of a lowercased word, when stemming applies and changes it:
 /// only words of 3+ ASCII letters are stemmed (digits, mixed words such as `gpt4o` and other
@@ -33,7 +72,7 @@ pub const TOKENIZER_VERSION: i64 = 6;
 /// (Porter2) algorithm, the one Lucene/Tantivy use.
 ///
 /// ```
-/// use memlayers::index::segment::stem;
+/// use memlayers::fts5::segment::stem;
 /// assert_eq!(stem("meetings").as_deref(), Some("meet"));
 /// assert_eq!(stem("painted").as_deref(), Some("paint"));
 /// assert_eq!(stem("paint"), None);
@@ -79,7 +118,7 @@ pub use memlayers_temporal::days::is_cjk;
 /// alphabetic (Devanagari vowel signs and virama, Arabic harakat, Hebrew points, Thai and
 /// Tibetan vowel marks: categories `Mn`, `Mc`), which `unicode61` reads as separators:
 /// `दृष्टि` is one word here and 3 tokens to FTS5 (द, ष, ट), a lone `ོ` none. BM25's document
-/// length is FTS5's count ([`crate::index::lens`], `query::bm25`; a newcomer's test found the
+/// length is FTS5's count ([`crate::fts5::lens`], `fts5::bm25`; a newcomer's test found the
 /// word count 10 where FTS5 holds 14). The rules: SQLite's `fts5_tokenize.c`
 /// (`unicode61Tokenize`). The categories: the `regex` crate's Unicode tables, which are newer
 /// than SQLite's: characters assigned or recategorised since (marks of recent Unicode
@@ -88,7 +127,7 @@ pub use memlayers_temporal::days::is_cjk;
 /// points of U+0000–U+2FFFF, none in everyday text).
 ///
 /// ```
-/// use memlayers::index::segment::word_tokens;
+/// use memlayers::fts5::segment::word_tokens;
 /// assert_eq!(word_tokens("token"), 1);
 /// assert_eq!(word_tokens("消耗"), 1);
 /// assert_eq!(word_tokens("दृष्टि"), 3);
@@ -140,7 +179,8 @@ pub fn is_fts5_diacritic(c: char) -> bool {
 pub enum Piece {
     /// A lowercased Latin/digit (non-CJK alphanumeric) word.
     Word(String),
-    /// A run of CJK characters (not yet split into bigrams).
+    /// A run of CJK characters (not yet split into bigrams), Traditional characters folded to
+    /// Simplified ([`fold_han`]).
     Cjk(String),
 }
 
@@ -173,7 +213,7 @@ pub fn pieces(text: &str) -> Vec<Piece> {
         }
         match cl {
             Class::Word => cur.extend(c.to_lowercase()),
-            Class::Cjk => cur.push(c),
+            Class::Cjk => cur.push(fold_han(c)),
             Class::Sep => {}
         }
     }
@@ -184,7 +224,7 @@ pub fn pieces(text: &str) -> Vec<Piece> {
 /// Segments text for the FTS5 index: tokens separated by single spaces (see module docs).
 ///
 /// ```
-/// assert_eq!(memlayers::index::segment::segment("Token消耗很大, 翻唱!"), "token 消耗 耗很 很大 大 翻唱 唱");
+/// assert_eq!(memlayers::fts5::segment::segment("Token消耗很大, 翻唱!"), "token 消耗 耗很 很大 大 翻唱 唱");
 /// ```
 pub fn segment(text: &str) -> String {
     let mut out = String::with_capacity(text.len() * 2);
@@ -306,6 +346,33 @@ pub fn text_has_probe(text_pieces: &[Piece], probe: &Probe) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Traditional text segments as its Simplified spelling (pairs from the OpenCC table,
+    /// checked by reading it: 積→积, 電→电, 學→学, 習→习, 筆→笔, 記→记).
+    #[test]
+    fn traditional_text_segments_as_simplified() {
+        assert_eq!(segment("台積電"), "台积 积电 电");
+        assert_eq!(segment("台積電"), segment("台积电"));
+        assert_eq!(segment("學習筆記 Notes"), segment("学习笔记 notes"));
+        assert_eq!(term_probes("學習筆記"), term_probes("学习笔记"));
+        // Kana and Latin are untouched.
+        assert_eq!(segment("ラーメン café"), "ラー ーメ メン ン café");
+    }
+
+    /// The table is sorted (binary search), maps CJK to CJK (a folded character stays in its
+    /// run: bigrams and token counts keep their positions), and folding is idempotent.
+    #[test]
+    fn fold_table_is_sorted_cjk_and_idempotent() {
+        let t = &crate::fts5::t2s::T2S;
+        assert!(t.windows(2).all(|w| w[0].0 < w[1].0));
+        for &(a, b) in t.iter() {
+            assert!(is_cjk(a) && is_cjk(b), "{a} {b}");
+            assert_ne!(a, b);
+            assert_eq!(fold_han(b), b, "{a} -> {b} -> {}", fold_han(b));
+            assert!(unfolded(b).contains(&a));
+        }
+        assert_eq!(unfolded('台'), ['台', '枱', '檯', '臺', '颱']);
+    }
 
     #[test]
     fn segments_mixed_text() {

@@ -4,7 +4,7 @@
 //!
 //! FTS5's `bm25()` counts, on every query, every row that matches each phrase (its document
 //! frequency, for the IDF): `今天` in 15 % of a million entries costs ~4 ms of doclist walking
-//! even when a one-day window holds 35 matches (issue 15's measurement, the `SQL` column of
+//! even when a one-day window holds 35 matches (measured at 1M entries, the `SQL` column of
 //! tools/BENCH_CALLS.md). Here the same formula takes its inputs from:
 //!
 //! * the row count N and the total token count from FTS5's averages record (the row of
@@ -15,14 +15,14 @@
 //!   structure record, id 10, which FTS5 rewrites on every change to the index): a long-lived
 //!   handle counts a frequent word once, not on every query;
 //! * each candidate's term frequencies and token count: for candidates found through FTS5,
-//!   from FTS5 itself (`ml_collect`, [`crate::index::fts5_aux`]: the instances in the position
+//!   from FTS5 itself (`ml_collect`, [`crate::fts5::aux_fn`]: the instances in the position
 //!   lists it decoded to match the row, folded by [`fold_counts`], and the row's token count
-//!   from `entry_lens`, [`crate::index::lens`]), so no entry's text is read to score it; for candidates found
+//!   from `entry_lens`, [`crate::fts5::lens`]), so no entry's text is read to score it; for candidates found
 //!   by reading a window's rows (the scans of `query::search`), from their tag and content,
 //!   counted ([`Counter`]) by the rules of the segmenter the index was built with
-//!   (`index::segment`): FTS5's `unicode61` tokenizer reads the segmented text back token for
+//!   (`fts5::segment`): FTS5's `unicode61` tokenizer reads the segmented text back token for
 //!   token, so the counts are the ones FTS5 stores. Reading each candidate's text and counting
-//!   it cost ~12 000 instructions a candidate, FTS5's counts about a third of that (issue 15).
+//!   it cost ~12 000 instructions a candidate, FTS5's counts about a third of that.
 //!
 //! Formula (fts5_aux.c, `fts5Bm25Function`), for each phrase `p` of the query:
 //!
@@ -41,8 +41,18 @@ use std::collections::HashMap;
 use rusqlite::{Connection, OptionalExtension};
 
 use crate::Result;
-use crate::index::segment::{is_cjk, segment, stem};
-use crate::query::search::Query;
+use crate::fts5::query::Query;
+use crate::fts5::segment::{is_cjk, segment, stem};
+
+/// SQLite's stock BM25 of a row of `entries_fts` with memlayers' column weights (columns body,
+/// tag: the tag weighs 2): what the `sqlite` ranker and the `sqlite3` recipes order by.
+pub const STOCK_BM25: &str = "bm25(entries_fts, 1.0, 2.0)";
+
+/// The row length `D` SQLite's stock `bm25()` uses on `entries_fts`: the table keeps no column
+/// sizes (`columnsize=0`, contentless), so FTS5's `xColumnSize` reports −1 for each of its two
+/// columns and `D = −2` for every row, whatever its length (measured: the canary test
+/// `tests/it/fts5_canary.rs` and the parity test `tests/it/fts5_parity.rs`).
+pub const STOCK_LENGTH: f64 = -2.0;
 
 /// BM25 term-frequency saturation `k1` (FTS5's constant).
 pub const K1: f64 = 1.2;
@@ -97,78 +107,12 @@ pub fn single_phrase(q: &Query) -> bool {
     distinct.len() == 1 && q.probes[0].len() == 1 && q.probes[0][0].alt.is_none()
 }
 
-/// Row count and total token count of the index (FTS5's averages record). Both 0 for an
-/// empty index.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Totals {
-    /// Rows (entries) in the FTS5 index.
-    pub rows: i64,
-    /// Tokens over every column of every row.
-    pub tokens: i64,
-}
-
-impl Totals {
-    /// Average tokens per row (`avgdl`), as FTS5 computes it.
-    pub fn avgdl(&self) -> f64 {
-        self.tokens as f64 / self.rows as f64
-    }
-}
-
-/// Reads an SQLite/FTS5 varint (big-endian groups of 7 bits, a 9th byte of 8 bits) at `at`;
-/// returns the value and the bytes read, or `None` past the end. Also [`crate::query::prefix`]'s
-/// reader of FTS5's segment pages.
-pub(crate) fn varint(b: &[u8], at: usize) -> Option<(u64, usize)> {
-    let mut v: u64 = 0;
-    for i in 0..9 {
-        let byte = *b.get(at + i)?;
-        if i == 8 {
-            return Some(((v << 8) | u64::from(byte), 9));
-        }
-        v = (v << 7) | u64::from(byte & 0x7f);
-        if byte & 0x80 == 0 {
-            return Some((v, i + 1));
-        }
-    }
-    None
-}
-
-/// The index's [`Totals`] from FTS5's averages record (`entries_fts_data` id 1: N, then the
-/// tag and content columns' token totals). An index that never held a row has none: zeros.
-/// Errors: SQLite errors.
-pub fn totals(c: &Connection) -> Result<Totals> {
-    let block: Option<Vec<u8>> =
-        c.prepare_cached("SELECT block FROM entries_fts_data WHERE id = 1")?.query_row([], |r| r.get(0)).optional()?;
-    // As FTS5 reads it (fts5_index.c, sqlite3Fts5IndexGetAverages): an empty record is all
-    // zeros (an index that never held a row, or one emptied), and a value missing from a short
-    // record counts 0.
-    let b = block.unwrap_or_default();
-    let mut at = 0;
-    let mut next = || match varint(&b, at) {
-        Some((v, n)) => {
-            at += n;
-            v
-        }
-        None => 0,
-    };
-    let rows = next();
-    let tokens: u64 = (0..WEIGHTS.len()).map(|_| next()).sum();
-    Ok(Totals { rows: rows as i64, tokens: tokens as i64 })
-}
-
-/// The state of the FTS5 index: its structure record (`entries_fts_data` id 10), which FTS5
-/// rewrites whenever the index changes (a new segment, a merge, a delete). Equal keys mean
-/// equal document frequencies.
-pub fn state_key(c: &Connection) -> Result<Vec<u8>> {
-    Ok(c.prepare_cached("SELECT block FROM entries_fts_data WHERE id = 10")?
-        .query_row([], |r| r.get(0))
-        .optional()?
-        .unwrap_or_default())
-}
+pub use crate::fts5::record::{Totals, state_key, totals};
 
 /// Document frequencies memoised for one index state ([`state_key`]), in this handle and in
 /// the index's `fts_counts` table (migration V9), which every process shares.
 ///
-/// Why the table (issue 15): a one-call process (each CLI call) starts with an empty memo, and
+/// Why the table: a one-call process (each CLI call) starts with an empty memo, and
 /// counting a phrase's rows walks its whole doclist: the two bigrams of `博物馆` (13 512 rows
 /// each at 1M entries) cost ~0.9 ms of a 4.8 ms day-window `retrieve`, more than the query.
 /// FTS5 stores no document frequency (Lucene keeps one per term in its term dictionary); the
@@ -226,7 +170,7 @@ impl DfMemo {
                 .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
                 .query_row([META_COUNTS_STATE], |r| r.get(0))
                 .optional()?;
-            self.shared = Some(stored.is_some_and(|h| h == crate::index::sync::sha1_hex(&self.key)));
+            self.shared = Some(stored.is_some_and(|h| h == crate::files::sha1_hex(&self.key)));
         }
         if self.shared == Some(true) {
             let n: Option<i64> = c
@@ -256,15 +200,17 @@ impl DfMemo {
             return Ok(());
         }
         let fresh = std::mem::take(&mut self.fresh);
+        // The connection's own busy timeout, put back once the transaction has begun.
+        let busy_ms: i64 = c.query_row("PRAGMA busy_timeout", [], |r| r.get(0))?;
         c.busy_timeout(std::time::Duration::ZERO)?;
         let tx = c.unchecked_transaction();
-        c.busy_timeout(std::time::Duration::from_millis(crate::index::BUSY_TIMEOUT_MS))?;
+        c.busy_timeout(std::time::Duration::from_millis(busy_ms.max(0) as u64))?;
         let tx = tx?;
         // Under the write lock: counted in the state the index is still in?
         if state_key(&tx)? != self.key {
             return Ok(());
         }
-        let state = crate::index::sync::sha1_hex(&self.key);
+        let state = crate::files::sha1_hex(&self.key);
         let stored: Option<String> = tx
             .prepare_cached("SELECT value FROM meta WHERE key = ?1")?
             .query_row([META_COUNTS_STATE], |r| r.get(0))
@@ -300,12 +246,12 @@ impl DfMemo {
     }
 
     /// `q`'s FTS5 expression ([`Query::fts`]) with each prefix probe written as the OR of
-    /// the index's terms that start with it ([`crate::query::prefix::expand`], when at most
-    /// [`crate::query::prefix::MAX_TERMS`]; listings memoised as [`DfMemo::df`]), which
+    /// the index's terms that start with it ([`crate::fts5::prefix::expand`], when at most
+    /// [`crate::fts5::prefix::MAX_TERMS`]; listings memoised as [`DfMemo::df`]), which
     /// matches the same rows. A prefix no term starts with stays as it is (it matches nothing
     /// and costs nothing). Errors: SQLite errors.
     pub fn expanded_fts(&mut self, c: &Connection, q: &Query) -> Result<Expanded> {
-        use crate::query::prefix::{MAX_LISTED, MAX_TERMS, expand};
+        use crate::fts5::prefix::{MAX_LISTED, MAX_TERMS, expand};
         self.refresh(c)?;
         let mut left = false;
         for p in q.probes.iter().flatten().filter(|p| p.prefix) {
@@ -314,7 +260,7 @@ impl DfMemo {
             }
             left |= self.expansions[&p.token].as_ref().is_none_or(|t| t.len() > MAX_TERMS);
         }
-        let listed = |p: &crate::index::segment::Probe| match self.expansions.get(&p.token) {
+        let listed = |p: &crate::fts5::segment::Probe| match self.expansions.get(&p.token) {
             Some(Some(terms)) if p.prefix && !terms.is_empty() && terms.len() <= MAX_TERMS => Some(terms),
             _ => None,
         };
@@ -367,18 +313,18 @@ impl DfMemo {
 /// A query's FTS5 expression with its prefix probes expanded ([`DfMemo::expanded_fts`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Expanded {
-    /// The expression: prefix probes of at most [`crate::query::prefix::MAX_TERMS`] terms
+    /// The expression: prefix probes of at most [`crate::fts5::prefix::MAX_TERMS`] terms
     /// written as the OR of their terms, others as they are.
     pub fts: String,
     /// True when some prefix probe is left as a prefix (more terms, or an index whose
     /// b-tree could not be read).
     pub left: bool,
     /// For a query of one prefix probe (no stem) left as a prefix: its terms, when listed
-    /// (at most [`crate::query::prefix::MAX_LISTED`]).
+    /// (at most [`crate::fts5::prefix::MAX_LISTED`]).
     pub single: Option<Vec<String>>,
     /// For each FTS5 phrase of `fts`, in the order FTS5 numbers them (left to right), the
     /// index of its phrase in [`phrases`]: an expanded prefix probe is one phrase there and one
-    /// per term here. Folds `index::fts5_aux` counts into BM25's ([`fold_counts`]).
+    /// per term here. Folds `fts5::aux_fn` counts into BM25's ([`fold_counts`]).
     pub phrase_of: Vec<usize>,
 }
 
@@ -389,6 +335,13 @@ pub fn quoted(t: &str) -> String {
 
 /// FTS5's IDF of a phrase found in `df` of `rows` rows (module docs).
 pub fn idf(rows: i64, df: i64) -> f64 {
+    let idf = (((rows - df) as f64 + 0.5) / (df as f64 + 0.5)).ln();
+    if idf <= 0.0 { 1e-6 } else { idf }
+}
+
+/// FTS5's own IDF (`fts5_aux.c`, `fts5Bm25Function`): `ln((N − df + 0.5) / (df + 0.5))`, 10⁻⁶
+/// when not positive: what SQLite's stock `bm25()`, hence the `sqlite` ranker, uses.
+pub fn idf_fts5(rows: i64, df: i64) -> f64 {
     let idf = (((rows - df) as f64 + 0.5) / (df as f64 + 0.5)).ln();
     if idf <= 0.0 { 1e-6 } else { idf }
 }
@@ -429,14 +382,14 @@ pub fn tokens(tag: &str, content: &str) -> Tokens {
 /// stem's) in either column; `And` needs every term, `Or`/`Any` one.
 pub fn matches(q: &Query, toks: &Tokens) -> bool {
     let all = || toks.all();
-    let term = |ps: &Vec<crate::index::segment::Probe>| {
+    let term = |ps: &Vec<crate::fts5::segment::Probe>| {
         ps.iter().all(|p| {
             let own = Phrase { token: p.token.clone(), prefix: p.prefix };
             all().any(|t| own.matches(t) || p.alt.as_deref() == Some(t))
         })
     };
     match q.mode {
-        crate::query::search::Mode::And => q.probes.iter().all(term),
+        crate::fts5::query::Mode::And => q.probes.iter().all(term),
         _ => q.probes.iter().any(term),
     }
 }
@@ -445,8 +398,10 @@ pub fn matches(q: &Query, toks: &Tokens) -> bool {
 /// checked), to skip most entries of a window without counting them: every probe of a term
 /// needs its first character in the text (`And`: in every term, `Or`: in one of the terms).
 ///
-/// * A CJK probe needs that character; text holding a CJK compatibility ideograph always
-///   passes (NFC turns it into another character, which the index holds).
+/// * A CJK probe needs that character or one that folds to it (the probe is Simplified; the
+///   text may hold its Traditional forms: `积` needs `积` or `積`,
+///   [`unfolded`](crate::fts5::segment::unfolded)); text holding a CJK compatibility
+///   ideograph always passes (NFC turns it into another character, which the index holds).
 /// * A Latin probe starting with an ASCII letter or digit `x` needs `x` in either case: every
 ///   token it matches (a word starting with it, a word whose stem starts with it, or the
 ///   probe's stem) starts with `x`, since the Snowball English stemmer keeps a word's first
@@ -462,8 +417,9 @@ pub fn may_match(q: &Query, tag: &[u8], content: &[u8]) -> bool {
 /// What [`may_match`] checks for one probe.
 #[derive(Debug, Clone)]
 enum Need {
-    /// A CJK character's UTF-8 bytes (or a compatibility ideograph).
-    Cjk(Box<memchr::memmem::Finder<'static>>),
+    /// The UTF-8 bytes of a CJK character or of one of its Traditional forms (or a
+    /// compatibility ideograph).
+    Cjk(Vec<memchr::memmem::Finder<'static>>),
     /// An ASCII letter or digit, lowercase, in either case (or K, İ: [`may_match`]).
     Ascii(u8),
     /// Nothing.
@@ -474,7 +430,7 @@ enum Need {
 #[derive(Debug, Clone)]
 pub struct Prefilter {
     terms: Vec<Vec<Need>>,
-    mode: crate::query::search::Mode,
+    mode: crate::fts5::query::Mode,
     kelvin: memchr::memmem::Finder<'static>,
     dotted_i: memchr::memmem::Finder<'static>,
 }
@@ -482,11 +438,16 @@ pub struct Prefilter {
 impl Prefilter {
     /// The pre-filter of `q` ([`may_match`]).
     pub fn new(q: &Query) -> Prefilter {
-        let need = |p: &crate::index::segment::Probe| match p.token.chars().next() {
-            Some(c) if is_cjk(c) => {
-                let mut buf = [0u8; 4];
-                Need::Cjk(Box::new(memchr::memmem::Finder::new(c.encode_utf8(&mut buf).as_bytes()).into_owned()))
-            }
+        let need = |p: &crate::fts5::segment::Probe| match p.token.chars().next() {
+            Some(c) if is_cjk(c) => Need::Cjk(
+                crate::fts5::segment::unfolded(c)
+                    .into_iter()
+                    .map(|f| {
+                        let mut buf = [0u8; 4];
+                        memchr::memmem::Finder::new(f.encode_utf8(&mut buf).as_bytes()).into_owned()
+                    })
+                    .collect(),
+            ),
             Some(c) if c.is_ascii_alphanumeric() => Need::Ascii(c as u8),
             _ => Need::Pass,
         };
@@ -503,7 +464,7 @@ impl Prefilter {
         let has = |f: &memchr::memmem::Finder| f.find(tag).is_some() || f.find(content).is_some();
         let compat = std::cell::OnceCell::new();
         let probe = |n: &Need| match n {
-            Need::Cjk(f) => has(f) || *compat.get_or_init(|| has_compat(tag) || has_compat(content)),
+            Need::Cjk(fs) => fs.iter().any(has) || *compat.get_or_init(|| has_compat(tag) || has_compat(content)),
             Need::Ascii(b) => {
                 let byte = |s: &[u8]| memchr::memchr2(*b, b.to_ascii_uppercase(), s).is_some();
                 byte(tag) || byte(content) || (*b == b'k' && has(&self.kelvin)) || (*b == b'i' && has(&self.dotted_i))
@@ -512,7 +473,7 @@ impl Prefilter {
         };
         let term = |ns: &Vec<Need>| ns.iter().all(probe);
         match self.mode {
-            crate::query::search::Mode::And => self.terms.iter().all(term),
+            crate::fts5::query::Mode::And => self.terms.iter().all(term),
             _ => self.terms.iter().any(term),
         }
     }
@@ -533,7 +494,7 @@ pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &Tokens) 
     let mut n = 0usize;
     for (col, w) in WEIGHTS.iter().enumerate() {
         for t in toks.column(col) {
-            n += crate::index::segment::word_tokens(t);
+            n += crate::fts5::segment::word_tokens(t);
             for (i, p) in phrases.iter().enumerate() {
                 if p.matches(t) {
                     freq[i] += w;
@@ -544,13 +505,13 @@ pub fn score_tokens(phrases: &[Phrase], idf: &[f64], avgdl: f64, toks: &Tokens) 
     score_counts(&freq, n, idf, avgdl)
 }
 
-/// Folds one row's [`crate::index::fts5_aux`] counts (the words past its id) into BM25's
+/// Folds one row's [`crate::fts5::aux_fn`] counts (the words past its id) into BM25's
 /// per-phrase frequencies `f` (one slot per phrase of [`phrases`], zeroed here): each FTS5
 /// phrase's body instances count 1.0 and its tag instances 2.0 ([`WEIGHTS`]), added to the
 /// phrase `phrase_of` maps it to ([`Expanded::phrase_of`]). `None` when the counts are not two
 /// words for each of `phrase_of.len()` phrases.
 pub fn fold_counts(counts: &[u32], phrase_of: &[usize], f: &mut [f64]) -> Option<()> {
-    use crate::index::fts5_aux::COLUMNS;
+    use crate::fts5::aux_fn::COLUMNS;
     if counts.len() != COLUMNS * phrase_of.len() {
         return None;
     }
@@ -566,7 +527,13 @@ pub fn fold_counts(counts: &[u32], phrase_of: &[usize], f: &mut [f64]) -> Option
 /// The BM25 formula (module docs) on counts: `f` the weighted instance count of each phrase,
 /// `len` the entry's token count over both columns (`D`).
 pub fn score_counts(f: &[f64], len: usize, idf: &[f64], avgdl: f64) -> f64 {
-    let d = len as f64;
+    bm25_at(f, len as f64, idf, avgdl)
+}
+
+/// [`score_counts`] with the length term `d` given as a number: SQLite's stock `bm25()` on
+/// `entries_fts`, which keeps no column sizes (`columnsize=0`), computes with
+/// [`STOCK_LENGTH`] for every row (docs/ranking.md, "The `sqlite` ranker").
+pub fn bm25_at(f: &[f64], d: f64, idf: &[f64], avgdl: f64) -> f64 {
     let mut s = 0.0f64;
     for (i, f) in f.iter().enumerate() {
         s += idf[i] * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
@@ -614,7 +581,7 @@ thread_local! {
     static STEMS: std::cell::RefCell<HashMap<Box<str>, Option<Box<str>>>> = Default::default();
 }
 
-/// Calls `f` with [`stem`](crate::index::segment::stem)`(word)`, memoised per thread (the
+/// Calls `f` with [`stem`](crate::fts5::segment::stem)`(word)`, memoised per thread (the
 /// Snowball stemmer allocates and walks its suffix tables on every call; an entry's words
 /// repeat across entries).
 fn with_stem<R>(word: &str, f: impl FnOnce(Option<&str>) -> R) -> R {
@@ -654,7 +621,7 @@ fn surely_punctuation(c: char) -> bool {
 }
 
 /// Counts, in an entry's raw tag and content, the instances of a query's phrases and the
-/// entry's tokens, without segmenting it: the rules of `index::segment` applied on the fly
+/// entry's tokens, without segmenting it: the rules of `fts5::segment` applied on the fly
 /// (NFC; a CJK run of n characters is n tokens, its overlapping bigrams and its last
 /// character; a word is its lowercase form plus its English stem when that differs), so the
 /// counts are the ones [`tokens`] gives (the tests compare them on crafted and random text,
@@ -668,7 +635,7 @@ pub struct Counter {
     terms: Vec<Vec<(usize, Option<usize>)>>,
     /// For each term of the query, repeats included, its entry in `terms`.
     term_of: Vec<usize>,
-    mode: crate::query::search::Mode,
+    mode: crate::fts5::query::Mode,
     word: String,
     /// `f` before the column being counted (to undo it).
     saved: Vec<f64>,
@@ -755,7 +722,7 @@ impl Counter {
             t.iter().all(|&(own, alt)| self.f[own] > 0.0 || alt.is_some_and(|a| self.f[a] > 0.0))
         };
         match self.mode {
-            crate::query::search::Mode::And => self.terms.iter().all(term),
+            crate::fts5::query::Mode::And => self.terms.iter().all(term),
             _ => self.terms.iter().any(term),
         }
     }
@@ -777,6 +744,9 @@ impl Counter {
         for c in chars {
             surely &= surely_nfc_char(c);
             if is_cjk(c) {
+                // Traditional characters count as their Simplified forms, as the segmenter
+                // indexes them.
+                let c = crate::fts5::segment::fold_han(c);
                 if !word.is_empty() {
                     n += end_word(shapes, f, word, w);
                 }
@@ -844,7 +814,7 @@ fn end_word(shapes: &[Shape], f: &mut [f64], word: &mut String, w: f64) -> usize
         }
         // FTS5's count of the word (more than one when it holds combining marks), plus its
         // stem (ASCII letters only: one token).
-        crate::index::segment::word_tokens(word) + usize::from(st.is_some())
+        crate::fts5::segment::word_tokens(word) + usize::from(st.is_some())
     });
     word.clear();
     n
@@ -853,15 +823,6 @@ fn end_word(shapes: &[Shape], f: &mut [f64], word: &mut String, w: f64) -> usize
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn varints_decode_as_sqlite_writes_them() {
-        // 0x7f is one byte; 0x81 0x00 = 128; 0x83 0x60 = 3 × 128 + 0x60 = 480.
-        assert_eq!(varint(&[0x7f], 0), Some((127, 1)));
-        assert_eq!(varint(&[0x81, 0x00], 0), Some((128, 2)));
-        assert_eq!(varint(&[0x00, 0x83, 0x60], 1), Some((480, 2)));
-        assert_eq!(varint(&[0x81], 0), None);
-    }
 
     /// An FTS5 table as V8 makes it, `meta` and V9's `fts_counts`, in memory.
     fn counts_db() -> Connection {
@@ -968,7 +929,7 @@ mod tests {
 
     #[test]
     fn counter_counts_by_hand() {
-        use crate::query::search::{Mode, Query};
+        use crate::fts5::query::{Mode, Query};
         // 哈哈哈 → 哈哈 哈哈 哈 (3 tokens): "哈哈" twice, "哈"* three times.
         let q = Query::new("哈哈 哈", Mode::And).unwrap();
         let mut c = Counter::new(&q);
@@ -1004,7 +965,7 @@ mod tests {
                 }
             }
         }
-        (f, toks.all().map(crate::index::segment::word_tokens).sum())
+        (f, toks.all().map(crate::fts5::segment::word_tokens).sum())
     }
 
     /// Text drawn from pieces where the counter could part from the segmenter: repeated
@@ -1064,7 +1025,7 @@ mod tests {
         #![proptest_config(proptest::prelude::ProptestConfig { cases: 512, ..Default::default() })]
         #[test]
         fn counter_equals_the_segmenter(tag in text_strategy(), content in text_strategy()) {
-            use crate::query::search::{Mode, Query};
+            use crate::fts5::query::{Mode, Query};
             let keywords = ["哈哈 哈", "今天 天 猫", "車 车", "meetings paint run", "cafe café é", "ひら カ",
                 "x2 7 a", "ｒｕ Ｒ", "i\u{307} İ", "dying die sky", "〇 ﾊﾞ", "k", "丽", "kelvin", "i", "di", "sk", "ski"];
             for kw in keywords {

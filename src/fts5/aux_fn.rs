@@ -1,9 +1,9 @@
 //! `ml_collect(entries_fts)`: an FTS5 auxiliary function that gathers, for each row FTS5
 //! matches, the instance count of every phrase of the query in each column: with the row's
-//! token count (`entry_lens`, [`crate::index::lens`]) the inputs of BM25 that vary by row
-//! (`query::bm25`), read from the position lists FTS5 already decoded to match the row.
+//! token count (`entry_lens`, [`crate::fts5::lens`]) the inputs of BM25 that vary by row
+//! (`fts5::bm25`), read from the position lists FTS5 already decoded to match the row.
 //!
-//! Why (issue 15): a windowed query ranks every match in its window by BM25. Reading each
+//! Why: a windowed query ranks every match in its window by BM25. Reading each
 //! candidate's text from `entry_rows` and counting its tokens again in Rust cost ~12 000
 //! instructions a candidate (a b-tree descent to the row, UTF-8 checks, the token walk); the
 //! weeks of `今天` hold 433 candidates at 1M entries. FTS5 holds the same counts: every
@@ -17,15 +17,15 @@
 //! aggregate step a match. That saves ~240 instructions a match over the first form,
 //! `ml_counts`, which returned a BLOB a row (a step out of and back into the VDBE, the BLOB
 //! copied, the caller's column reads; a week of `今` at 1M entries, 270 matches a query:
-//! 1.32M → 1.26M instructions a `retrieve`, callgrind, issue 15). [`collected`] reads the
+//! 1.32M → 1.26M instructions a `retrieve`, callgrind). [`collected`] reads the
 //! buffer.
 //!
 //! Layout, in native-endian `u32` words, one row after another: the row's id (an `i64`, two
 //! words), then `[body₀, tag₀, body₁, tag₁, …]`: for each phrase of the FTS5 expression, in its
 //! order, the instances in the body (column 0) and in the tag (column 1) ([`rows`] splits it,
-//! `query::bm25::fold_counts` reads the counts). The row's token count is not in it:
+//! `fts5::bm25::fold_counts` reads the counts). The row's token count is not in it:
 //! FTS5 keeps no docsize table here (`columnsize = 0`, migration V11), so `xColumnSize` would
-//! tokenize nothing; memlayers keeps the counts per day ([`crate::index::lens`]). FTS5's API:
+//! tokenize nothing; memlayers keeps the counts per day ([`crate::fts5::lens`]). FTS5's API:
 //! <https://sqlite.org/fts5.html#custom_auxiliary_functions> (`xPhraseCount`, `xPhraseFirst`,
 //! `xPhraseNext`); registered through the `fts5_api`
 //! pointer that `SELECT fts5(?1)` hands out (<https://sqlite.org/fts5.html#extending_fts5>).
@@ -52,7 +52,7 @@ pub const COLUMNS: usize = 2;
 const ROWID_WORDS: usize = 2;
 
 /// The rows of a [`collected`] buffer `words` gathered for an FTS5 expression of `phrases`
-/// phrases, as (entry id, counts), the counts being what `query::bm25::fold_counts` reads;
+/// phrases, as (entry id, counts), the counts being what `fts5::bm25::fold_counts` reads;
 /// `None` when the words are not whole rows of that width.
 pub fn rows(words: &[u32], phrases: usize) -> Option<impl Iterator<Item = (i64, &[u32])>> {
     let width = ROWID_WORDS + COLUMNS * phrases;
@@ -125,7 +125,7 @@ unsafe fn row_counts(
             return Err(ffi::SQLITE_MISUSE);
         };
         let phrases = phrase_count(fts).max(0) as usize;
-        // On the stack for up to 8 phrases (no allocation per row, issue 15): the rowid's
+        // On the stack for up to 8 phrases (no allocation per row): the rowid's
         // 8 bytes as two words, then the counts.
         words.clear();
         words.resize(ROWID_WORDS + COLUMNS * phrases, 0);

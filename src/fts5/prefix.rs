@@ -3,7 +3,7 @@
 //!
 //! FTS5 answers a prefix phrase (`"after"*`) by merging the doclists of every term that starts
 //! with it over the whole index, and only then applies a rowid range: `after` in a one-day
-//! window cost ~1 ms at 1M entries, nearly all of it that merge (issue 15). The same phrase as
+//! window cost ~1 ms at 1M entries, nearly all of it that merge. The same phrase as
 //! an OR of its terms (`"after" OR "afternoon" OR …`) matches the same rows, and FTS5 seeks
 //! each term's doclist to the window instead. memlayers has no prefix index (the index must
 //! stay within 2× the archive), so the terms are read from FTS5's own segment b-tree:
@@ -29,7 +29,7 @@
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::Result;
-use crate::query::bm25::varint;
+use crate::fts5::record::varint;
 
 /// Most terms a prefix is expanded into (memlayers): past it the prefix phrase is queried as
 /// it is. FTS5's cost grows with every phrase of an OR, and a prefix shared by this many
