@@ -298,9 +298,16 @@ mod tests {
 
     #[test]
     fn the_end_of_an_unread_range_is_not_read_alone() {
-        // 2026-09-24: 10 月 2 日到 5 日 is read as 2025-10-02 … 10-05 (past-preferring, dropped:
-        // 357 days back); 5 日 after 到 is that range's end, not September 5th.
-        assert_eq!(event_days("订了国庆青岛的酒店：10 月 2 日到 5 日三晚", at("2026-09-24T02:00:00Z"), SH), []);
+        // After a window the text is parsed again from the end of its span; when that rest
+        // starts with a range connector, what follows is the end of a range the parser did not
+        // read as one (`10 月 2 日到 5 日`), and 5 日 alone (September 5th, 2026-09-24 being
+        // the anchor) would be a wrong window.
+        assert_eq!(event_days("到 5 日三晚", at("2026-09-24T02:00:00Z"), SH), []);
+        // Without the connector it is this month's 5th (19 days back: kept).
+        assert_eq!(
+            event_days("5 日三晚", at("2026-09-24T02:00:00Z"), SH),
+            [EventDays { start: d(2026, 9, 5), end: d(2026, 9, 6) }]
+        );
         assert_eq!(connector_lead("到 5 日"), 2);
         assert_eq!(connector_lead(" — 5 日"), 3);
         assert_eq!(connector_lead("5 日"), 0);
