@@ -129,6 +129,7 @@ mod iso;
 mod lunar;
 mod numbers;
 mod part_of_day;
+mod precheck;
 mod range;
 mod scan;
 mod since;
@@ -142,6 +143,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
 
+pub use precheck::may_hold_time;
 pub use window::window_for_dates;
 
 /// What can go wrong in this crate: only a caller-given date range ([`window_for_dates`]).

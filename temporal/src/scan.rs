@@ -92,6 +92,13 @@ fn may_start(t: &Text, i: usize) -> bool {
     if c.is_ascii_alphanumeric() {
         return !t.before(i).is_some_and(is_latin_word);
     }
+    is_start(c)
+}
+
+/// True if an expression can start with the normalised char `c`: a matcher's start char or a
+/// prefix of ranges and "since X" ([`may_start`] adds the word and quotation rules). Also the
+/// char test of [`crate::precheck`].
+pub(crate) fn is_start(c: char) -> bool {
     PREFIX_STARTS.contains(c) || MATCHERS.iter().any(|(starts, _)| starts.iter().any(|s| s.matches(c)))
 }
 
