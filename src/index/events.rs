@@ -108,26 +108,29 @@ pub struct EventDays {
 }
 
 /// The event windows of an entry whose content is `text`, written at `ts`, in the zone `tz`
-/// partitioning the day files: each time expression of `text` as [`crate::temporal::parse`]
-/// reads it with `now = ts`, left to right (after a window, the text after its matched span
-/// is parsed again), at most [`MAX_EVENTS`], without repeats, without a window that is
-/// exactly the entry's record day, and without a past-preferring reading that is not the
-/// nearest ([`keep`]). Empty when the text names no time (most entries).
+/// partitioning the day files: every time expression of `text` as
+/// [`crate::temporal::parse_all`] reads it with `now = ts` (a note's every clause counts, unlike
+/// a question's asides), in text order, at most [`MAX_EVENTS`], without repeats, without a
+/// window that is exactly the entry's record day, without the end of a range the parser did not
+/// read as one (an expression right after `到`/`至`/`~`/`-`), and without a past-preferring
+/// reading that is not the nearest ([`keep`]). Empty when the text names no time (most entries).
 pub fn event_days(text: &str, ts: DateTime<Utc>, tz: Tz) -> Vec<EventDays> {
     let mut out = Vec::new();
     if !crate::temporal::may_hold_time(text) {
         return out;
     }
     let record = day_number(local_date(ts, tz));
-    let mut rest = text;
-    while out.len() < MAX_EVENTS {
-        let Some(w) = crate::temporal::parse(rest, ts, tz).window else { break };
+    let chars: Vec<char> = text.chars().collect();
+    for w in crate::temporal::parse_all(text, ts, tz) {
+        if out.len() >= MAX_EVENTS {
+            break;
+        }
         let ev = EventDays { start: day_number(w.start_date), end: day_number(w.end_date) };
         // Right after a range connector, the expression is the end of a range the parser did
-        // not read as one (`10 月 2 日到 5 日` read as last year and dropped): alone it would
-        // be a wrong window (`5 日` as this month's 5th).
-        let lead = connector_lead(rest);
-        let range_end = lead > 0 && w.spans.first().is_some_and(|s| s.0 <= lead);
+        // not read as one (`10 月 2 日到 5 日`): alone it would be a wrong window (`5 日` as
+        // this month's 5th).
+        let start = w.spans.first().map_or(0, |s| s.0).min(chars.len());
+        let range_end = ends_with_connector(&chars[..start]);
         if !range_end
             && ev != (EventDays { start: record, end: record + 1 })
             && keep(&w.matched, ev.start, ev.end, record)
@@ -135,26 +138,14 @@ pub fn event_days(text: &str, ts: DateTime<Utc>, tz: Tz) -> Vec<EventDays> {
         {
             out.push(ev);
         }
-        // On after the last char the expression used (spans are char offsets into `rest`).
-        let Some(end) = w.spans.iter().map(|s| s.1).max().filter(|&e| e > 0) else { break };
-        let Some((at, _)) = rest.char_indices().nth(end) else { break };
-        rest = &rest[at..];
-        if !crate::temporal::may_hold_time(rest) {
-            break;
-        }
     }
     out
 }
 
-/// Chars of a range connector (到 至 ~ - — 〜) at the start of `rest`, with the spaces around
-/// it; 0 when `rest` does not start with one.
-fn connector_lead(rest: &str) -> usize {
-    let mut n = rest.chars().take_while(|c| c.is_whitespace()).count();
-    match rest.chars().nth(n) {
-        Some('到' | '至' | '~' | '～' | '-' | '—' | '–' | '〜') => n += 1,
-        _ => return 0,
-    }
-    n + rest.chars().skip(n).take_while(|c| c.is_whitespace()).count()
+/// True when `before` ends with a range connector (到 至 ~ - — 〜), spaces after it allowed.
+fn ends_with_connector(before: &[char]) -> bool {
+    let mut it = before.iter().rev().skip_while(|c| c.is_whitespace());
+    matches!(it.next(), Some('到' | '至' | '~' | '～' | '-' | '—' | '–' | '〜'))
 }
 
 /// Inserts the event windows `events` of entry `id` (a window already stored for it is kept
@@ -308,9 +299,11 @@ mod tests {
             event_days("5 日三晚", at("2026-09-24T02:00:00Z"), SH),
             [EventDays { start: d(2026, 9, 5), end: d(2026, 9, 6) }]
         );
-        assert_eq!(connector_lead("到 5 日"), 2);
-        assert_eq!(connector_lead(" — 5 日"), 3);
-        assert_eq!(connector_lead("5 日"), 0);
+        let cs = |s: &str| s.chars().collect::<Vec<_>>();
+        assert!(ends_with_connector(&cs("10 月 2 日到 ")));
+        assert!(ends_with_connector(&cs("周一 — ")));
+        assert!(!ends_with_connector(&cs("周一 ")));
+        assert!(!ends_with_connector(&[]));
     }
 
     #[test]

@@ -18,8 +18,10 @@ fn ask(m: &Memory, q: &str, record_time_only: bool) -> RetrieveResult {
     m.retrieve(&RetrieveArgs { query: q.into(), explain: true, record_time_only, ..Default::default() }).unwrap()
 }
 
+/// The contents of the items inside the window (the gate's answer), best first; the best
+/// matches outside it that fill the rest of the list (`in_window == Some(false)`) are left out.
 fn contents(r: &RetrieveResult) -> Vec<String> {
-    r.items.iter().map(|i| i.content.clone()).collect()
+    r.items.iter().filter(|i| i.in_window != Some(false)).map(|i| i.content.clone()).collect()
 }
 
 fn sorted(mut v: Vec<String>) -> Vec<String> {
@@ -138,6 +140,9 @@ fn last_month_said_in_may_is_found_by_a_question_about_april() {
     // match.
     let r = ask(&m, "which shoes did I clean last month?", false);
     assert_eq!(sorted(contents(&r)), ["cleaned my white sneakers last month", "cleaned the bike chain"]);
+    // The kitchen, outside the window, fills the list after them (marked outside).
+    let last = r.items.last().unwrap();
+    assert_eq!((last.content.as_str(), last.in_window), ("cleaned the kitchen", Some(false)));
     let ex = r.explain.unwrap();
     let w = ex.window.unwrap();
     assert_eq!((w.start_date.to_string(), w.end_date.to_string()), ("2026-04-01".into(), "2026-05-01".into()));
