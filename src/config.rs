@@ -47,6 +47,25 @@ pub struct Config {
     /// `rankUsageWeight`, `rankRecentWeight`, `rankRecencyWeight` (memlayers): the weights of
     /// the bounded terms of the recall/retrieve score; each 0–10, defaults 0.1 / 0.1 / 0.1.
     pub rank: RankWeights,
+    /// `ranker` (memlayers): where the BM25 of `recall` and `retrieve` comes from,
+    /// `"memlayers"` (default) or `"sqlite"` ([`Ranker`]; docs/ranking.md, "The `sqlite`
+    /// ranker").
+    pub ranker: Ranker,
+}
+
+/// Where BM25 comes from (config `ranker`). Both score the same candidates (the newest 500
+/// matches at most) with the same score around BM25; docs/ranking.md, "The `sqlite` ranker",
+/// says exactly how their BM25 differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Ranker {
+    /// `"memlayers"`: BM25 computed by memlayers from FTS5's own records and counts
+    /// (`fts5::bm25`): fast, and it sees each entry's length.
+    #[default]
+    Memlayers,
+    /// `"sqlite"`: SQLite's stock `bm25(entries_fts, 1.0, 2.0)`, the way back should FTS5's
+    /// internal records change: reads none of them and calls no memlayers auxiliary function;
+    /// slower (FTS5 counts every match of each phrase on every query).
+    Sqlite,
 }
 
 /// Weights of the bounded terms of the recall/retrieve score (`query::search` module docs):
@@ -89,6 +108,7 @@ impl Default for Config {
             recency_tau_days: None,
             lock_timeout_ms: 10_000,
             rank: RankWeights::default(),
+            ranker: Ranker::default(),
         }
     }
 }
@@ -162,6 +182,11 @@ impl Config {
                 "rankUsageWeight" => set_num(&mut c.rank.usage, k, v, 0.0, 10.0, &mut w),
                 "rankRecentWeight" => set_num(&mut c.rank.recent, k, v, 0.0, 10.0, &mut w),
                 "rankRecencyWeight" => set_num(&mut c.rank.recency, k, v, 0.0, 10.0, &mut w),
+                "ranker" => match v.as_str() {
+                    Some("memlayers") => c.ranker = Ranker::Memlayers,
+                    Some("sqlite") => c.ranker = Ranker::Sqlite,
+                    _ => w.push(format!("ranker: {v} is not \"memlayers\" or \"sqlite\"; using \"memlayers\"")),
+                },
                 "timezone" => match v.as_str().map(str::parse::<Tz>) {
                     Some(Ok(tz)) => c.timezone = tz,
                     _ => w.push(format!("timezone: {v} is not an IANA zone name; using {}", c.timezone)),

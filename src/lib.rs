@@ -62,7 +62,7 @@ pub use memlayers_temporal as temporal;
 
 /// The IANA time zone type of [`Config::timezone`] and [`RetrieveArgs::tz`] (`chrono_tz::Tz`).
 pub use chrono_tz::Tz;
-pub use config::{Config, RankWeights};
+pub use config::{Config, RankWeights, Ranker};
 pub use error::{Error, Result};
 pub use files::entry::Source;
 pub use import::{Format, ImportReport};

@@ -176,7 +176,7 @@ impl Serve {
             .spawn()?;
         let s = Serve { child };
         let t = Instant::now();
-        while !listening(&root.join("memlayers.sock")) {
+        while !listening(bin, root) {
             if t.elapsed() > Duration::from_secs(120) {
                 return Err("memlayers serve did not listen within 120 s".into());
             }
@@ -186,15 +186,17 @@ impl Serve {
     }
 }
 
-/// Whether a server accepts on the socket at `path` (Unix sockets: `serve` is Unix only).
-#[cfg(unix)]
-fn listening(path: &Path) -> bool {
-    std::os::unix::net::UnixStream::connect(path).is_ok()
-}
-
-#[cfg(not(unix))]
-fn listening(_: &Path) -> bool {
-    false
+/// Whether a server answers for `root`: `memlayers serve --status` exits 0 (its socket lives in
+/// the user's runtime folder, docs/server.md).
+fn listening(bin: &Path, root: &Path) -> bool {
+    Command::new(bin)
+        .arg("--data-root")
+        .arg(root)
+        .args(["serve", "--status"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
 }
 
 impl Drop for Serve {
@@ -512,7 +514,7 @@ fn report(runs: &[RootRun], terms: &[(&'static str, String)], machine: &Machine,
 within a cell each system makes its calls back to back (CLI, serve, MCP, library, rg, SQL), so a CLI \
 call's usage-hit commit does not empty the page cache of the in-memory systems between their calls. \
 Latencies in ms, p50 / p99 (nearest rank). CLI: `memlayers --json recall TERM` or `retrieve TERM --from A --to B`, \
-process start included, in-process (`MEMLAYERS_SERVER=off`, `--tz` and `--now` pinned). CLI serve: the same call without `--tz` (the root's recorded zone), `--now` pinned for the call by the server, answered by a running `memlayers serve` (`MEMLAYERS_SERVER=require`), process start included: what every CLI call gets by default (`MEMLAYERS_SERVER` unset starts the server on the first query, for the calls after it); the in-process CLI is the fallback when no server can run (`MEMLAYERS_SERVER=off`, Windows, a read-only root). MCP: one `tools/call` round trip to a running `memlayers mcp` (`mem_recall` / `mem_retrieve`). \
+process start included, in-process (`MEMLAYERS_SERVER=off`, `--tz` and `--now` pinned). CLI serve: the same call without `--tz` (the root's recorded zone), `--now` pinned for the call by the server, answered by a running `memlayers serve` (`MEMLAYERS_SERVER=require`), process start included: what a CLI call gets once a server was started (`memlayers serve`, or `MEMLAYERS_SERVER=spawn`; by default a call uses a running server and starts none, docs/server.md); the in-process CLI is what every call gets without one (`MEMLAYERS_SERVER` unset or `off`, Windows, a read-only root). MCP: one `tools/call` round trip to a running `memlayers mcp` (`mem_recall` / `mem_retrieve`). \
 Library: `Memory::recall` / `Memory::retrieve` on an open handle. rg: `rg -F -i --count TERM` over `cold/` or the \
 window's day files, process start included. SQL: `{RAW_SQL}` in-process (FTS5's own bm25, top 10); sqlite3: the \
 same statement through the `sqlite3` shell, process start included. Before a root is measured, each of its files is read once, so every system starts from the same warm OS page cache (SQLite's own page cache is per process: empty at each CLI call, warm in the library and the servers).\n\n",

@@ -497,6 +497,10 @@ fn call(root: &Path, argv: Vec<String>) -> std::result::Result<Outcome, Failure>
         return Err(Failure::NoRoot);
     }
     let socket = socket_path(root).map_err(|e| Failure::NoServer(format!("{}: {e}", root.display())))?;
+    // Without a socket (the usual case) the request is not even built.
+    if std::fs::symlink_metadata(&socket).is_err() {
+        return Err(Failure::NoServer(format!("no server for this data root (no socket {})", socket.display())));
+    }
     match ask(&socket, &Request::new(Op::Call, root, argv))? {
         Reply::Done(out) => Ok(out),
         _ => Err(Failure::NotAnswered("the server's reply is not a call's".into())),

@@ -44,6 +44,16 @@ use crate::Result;
 use crate::fts5::query::Query;
 use crate::fts5::segment::{is_cjk, segment, stem};
 
+/// SQLite's stock BM25 of a row of `entries_fts` with memlayers' column weights (columns body,
+/// tag: the tag weighs 2): what the `sqlite` ranker and the `sqlite3` recipes order by.
+pub const STOCK_BM25: &str = "bm25(entries_fts, 1.0, 2.0)";
+
+/// The row length `D` SQLite's stock `bm25()` uses on `entries_fts`: the table keeps no column
+/// sizes (`columnsize=0`, contentless), so FTS5's `xColumnSize` reports −1 for each of its two
+/// columns and `D = −2` for every row, whatever its length (measured: the canary test
+/// `tests/it/fts5_canary.rs` and the parity test `tests/it/fts5_parity.rs`).
+pub const STOCK_LENGTH: f64 = -2.0;
+
 /// BM25 term-frequency saturation `k1` (FTS5's constant).
 pub const K1: f64 = 1.2;
 /// BM25 length normalisation `b` (FTS5's constant).
@@ -329,6 +339,13 @@ pub fn idf(rows: i64, df: i64) -> f64 {
     if idf <= 0.0 { 1e-6 } else { idf }
 }
 
+/// FTS5's own IDF (`fts5_aux.c`, `fts5Bm25Function`): `ln((N − df + 0.5) / (df + 0.5))`, 10⁻⁶
+/// when not positive: what SQLite's stock `bm25()`, hence the `sqlite` ranker, uses.
+pub fn idf_fts5(rows: i64, df: i64) -> f64 {
+    let idf = (((rows - df) as f64 + 0.5) / (df as f64 + 0.5)).ln();
+    if idf <= 0.0 { 1e-6 } else { idf }
+}
+
 /// The BM25 of one entry (negative; smaller is better, as FTS5's `bm25()`): `tag` and
 /// `content` as stored, `idf` per phrase ([`idf`]), `avgdl` from [`Totals::avgdl`].
 pub fn score(phrases: &[Phrase], idf: &[f64], avgdl: f64, tag: &str, content: &str) -> f64 {
@@ -510,7 +527,13 @@ pub fn fold_counts(counts: &[u32], phrase_of: &[usize], f: &mut [f64]) -> Option
 /// The BM25 formula (module docs) on counts: `f` the weighted instance count of each phrase,
 /// `len` the entry's token count over both columns (`D`).
 pub fn score_counts(f: &[f64], len: usize, idf: &[f64], avgdl: f64) -> f64 {
-    let d = len as f64;
+    bm25_at(f, len as f64, idf, avgdl)
+}
+
+/// [`score_counts`] with the length term `d` given as a number: SQLite's stock `bm25()` on
+/// `entries_fts`, which keeps no column sizes (`columnsize=0`), computes with
+/// [`STOCK_LENGTH`] for every row (docs/ranking.md, "The `sqlite` ranker").
+pub fn bm25_at(f: &[f64], d: f64, idf: &[f64], avgdl: f64) -> f64 {
     let mut s = 0.0f64;
     for (i, f) in f.iter().enumerate() {
         s += idf[i] * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));

@@ -12,7 +12,8 @@ use crate::files::local_date;
 /// Parses one cold file (`cold/YYYY-MM/YYYY-MM-DD.md`, local date `day`) with
 /// [`crate::files::entry::parse_line`]: each entry line keeps its own timestamp, tag, content and source
 /// marker (none is added); lines that start like an entry but cannot be read are warnings
-/// (`malformed entry line: <reason>`, with the line); other lines (headings, notes, blanks) are
+/// (`malformed entry line: <reason>`, with the line), and so are bullets without a timestamp
+/// (not imported: they would need an invented time); other lines (headings, notes, blanks) are
 /// ignored as the plugin ignores them. An entry whose timestamp falls on another local date in
 /// `tz` stays in its file's day (the file is what the plugin reads) and gets a warning: the
 /// archive was probably written with another zone.
@@ -47,6 +48,14 @@ pub fn parse_cold_file(text: &str, day: NaiveDate, tz: Tz, rel_path: &str) -> Fi
                 entries.push(ImportedEntry { entry, rel_path: rel_path.to_string(), line: i + 1 });
             }
             LineKind::Malformed(reason) => warnings.push(warn(Some(i + 1), format!("malformed entry line: {reason}"))),
+            // A hand-written bullet without a timestamp: the source's index reads it as a memory
+            // of its day whose time is unknown; written here it would need an invented time.
+            LineKind::Other if crate::files::entry::undated_bullet(line).is_some() => warnings.push(warn(
+                Some(i + 1),
+                "bullet without a timestamp not imported (its time is unknown; copy the line into the day file of \
+                 this root to keep it as it is)"
+                    .into(),
+            )),
             LineKind::Other => {}
         }
     }

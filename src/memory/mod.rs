@@ -37,6 +37,7 @@ use crate::{Config, Error, Result};
 
 /// Usage hits held back by [`Memory::defer_hits`] and taken by [`Memory::take_deferred_hits`]:
 /// per query, the instant it ran (UTC) and the contents of the items it returned.
+#[cfg(all(unix, feature = "serve"))]
 #[derive(Debug, Default)]
 pub(crate) struct DeferredHits(Vec<(DateTime<Utc>, Vec<String>)>);
 
@@ -380,12 +381,14 @@ impl Memory {
     /// just ran, for a server that runs its calls one at a time and takes them right after
     /// each): they are then recorded ([`Memory::record_taken_hits`]) once that call's reply was
     /// delivered, or dropped when it was not, whatever other calls ran meanwhile.
+    #[cfg(all(unix, feature = "serve"))]
     pub(crate) fn take_deferred_hits(&self) -> DeferredHits {
         DeferredHits(std::mem::take(&mut *self.store.deferred_hits.lock().unwrap_or_else(|e| e.into_inner())))
     }
 
     /// Records hits taken by [`Memory::take_deferred_hits`], each at the instant its query ran,
     /// after any still held back. Never fails (as [`Memory::record_deferred_hits`]).
+    #[cfg(all(unix, feature = "serve"))]
     pub(crate) fn record_taken_hits(&self, hits: DeferredHits) {
         self.store.deferred_hits.lock().unwrap_or_else(|e| e.into_inner()).extend(hits.0);
         self.store.record_deferred_hits();

@@ -3,6 +3,7 @@
 
 pub mod retrieve;
 pub mod search;
+pub mod sqlite_ranker;
 pub mod stopwords;
 
 use chrono::NaiveDate;

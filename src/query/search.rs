@@ -377,13 +377,27 @@ pub fn ranked(
         dfs.iter().map(|&d| bm25::idf(totals.rows, d)).collect()
     };
     let avgdl = totals.avgdl();
-    let mut scored: Vec<(Candidate, f64)> = rows
+    let scored: Vec<(Candidate, f64)> = rows
         .into_iter()
         .map(|r| {
             let b = bm25::score_counts(&r.f, r.len, &idf, avgdl);
             (r, b)
         })
         .collect();
+    rank_scored(c, scored, opts, weights, &|f: &PhraseCounts, _: &Item| counter.terms_matched(f))
+}
+
+/// The rest of a ranked search, for candidates with their BM25 (negative, smaller is better,
+/// whichever ranker computed it): the top K = [`candidates`] read whole and scored with the
+/// one documented score (module docs), top `limit`. `terms_matched` gives each hit's
+/// [`Item::matched`] from its candidate's phrase counts ([`Candidate::f`]) or its item.
+pub(crate) fn rank_scored(
+    c: &Connection,
+    mut scored: Vec<(Candidate, f64)>,
+    opts: &RankOpts,
+    weights: &dyn Fn(&[Scored]) -> Vec<f64>,
+    terms_matched: &dyn Fn(&PhraseCounts, &Item) -> usize,
+) -> Result<Vec<(Item, ScoreParts)>> {
     // Best BM25 first; among equals the newest (a total order: ids are unique). Only the top
     // K are sorted: a selection first, as the weeks of `今天` hold 433 candidates at 1M
     // entries and sorting them all cost ~8 % of the query.
@@ -425,7 +439,8 @@ pub fn ranked(
     // segment its text again).
     Ok(best
         .into_iter()
-        .filter_map(|(s, parts)| {
+        .filter_map(|(mut s, parts)| {
+            let f = std::mem::take(&mut s.f);
             let mut item = match rest_of_row.remove(&s.id) {
                 Some((ts_ms, tag, source)) => {
                     let ts = DateTime::from_timestamp_millis(ts_ms);
@@ -433,7 +448,7 @@ pub fn ranked(
                 }
                 None => items.remove(&s.id)?,
             };
-            item.matched = Some(counter.terms_matched(&s.f));
+            item.matched = Some(terms_matched(&f, &item));
             Some((item, parts))
         })
         .collect())
@@ -807,6 +822,9 @@ impl Store {
         tau_days: Option<f64>,
         exact_bm25: bool,
     ) -> Result<Searched> {
+        if self.config().ranker == crate::config::Ranker::Sqlite {
+            return self.search_sqlite(q, range, ts, limit, tau_days);
+        }
         let c = self.conn()?;
         // One read transaction for the whole query: every statement outside one opens and
         // ends its own (a shared-memory lock taken and released, the WAL index read again),

@@ -9,6 +9,10 @@ use chrono::{Datelike, Days, Months, NaiveDate};
 pub(crate) struct DateSpan {
     pub(crate) start: NaiveDate,
     pub(crate) end: NaiveDate,
+    /// True when the text did not write the span's year, month or week and past-preference
+    /// chose it (`周三`, `3月`, `中秋`, `21号`, `周末`): the expression may then be a habit or a
+    /// yearly date rather than one occurrence (see `intent`).
+    pub(crate) guessed: bool,
 }
 
 /// `d + n` days (n may be negative).
@@ -50,12 +54,17 @@ pub(crate) enum YearPart {
 impl DateSpan {
     /// `[start, end)` if non-empty.
     pub(crate) fn new(start: NaiveDate, end: NaiveDate) -> Option<Self> {
-        (start < end).then_some(DateSpan { start, end })
+        (start < end).then_some(DateSpan { start, end, guessed: false })
     }
 
     /// `[d + a, d + b)` in days.
     pub(crate) fn offsets(d: NaiveDate, a: i64, b: i64) -> Option<Self> {
         Self::new(add_days(d, a)?, add_days(d, b)?)
+    }
+
+    /// The same span, marked as chosen by past-preference ([`DateSpan::guessed`]).
+    pub(crate) fn guessed(self) -> Self {
+        DateSpan { guessed: true, ..self }
     }
 
     /// The one local day `d`.

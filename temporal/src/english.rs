@@ -165,6 +165,12 @@ pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
                 out.push_day(e, cx.ago(unit, n), Head::Latin, Kind::Relative);
             } else {
                 out.push(e, cx.ago(unit, n), unit.grain(), Head::Latin, Kind::Relative);
+                // two weeks ago in the evening: the window of two weeks ago, with the part of day.
+                if let Some((a, b)) = pod_phrase(t, e) {
+                    let n0 = out.hits.len();
+                    out.push(b, cx.ago(unit, n), unit.grain(), Head::Latin, Kind::Relative);
+                    out.hits[n0..].iter_mut().for_each(|h| h.pod = Some((a, b)));
+                }
             }
             // two weeks ago on Thursday, two weeks ago Thursday: that weekday in that week.
             if unit == Unit::Week
@@ -179,6 +185,49 @@ pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
                     Kind::Weekday,
                 );
             }
+        }
+    }
+}
+
+/// A part of day after `e` (`in the evening`, `at night`, `during the morning`): its span.
+fn pod_phrase(t: &Text, e: usize) -> Option<(usize, usize)> {
+    let k = t.spaces(e)?;
+    let leads: [&[&str]; 4] = [&["in", "the"], &["during", "the"], &["at"], &[]];
+    leads.iter().find_map(|ws| {
+        let j = if ws.is_empty() { k } else { seq(t, k, ws).and_then(|j| t.spaces(j))? };
+        ["morning", "afternoon", "evening", "night"].iter().find_map(|p| t.word(j, p).map(|b| (j, b)))
+    })
+}
+
+/// `[the] <weekday> N months ago` (the weekday of the Monday-week holding shift(D, -N months),
+/// fuzzy ±3 days: a month back is not a week), `[the] weekend N months ago` (its Saturday and
+/// Sunday, fuzzy ±3 days), and with weeks the exact weekday or weekend of the week of `N weeks
+/// ago` (as `N周前的周二`).
+pub(crate) fn weekday_ago(out: &mut Out, i: usize, cx: &Ctx) {
+    let t = out.t;
+    let j = lead(t, i, "the").unwrap_or(i);
+    let (day, e) = if let Some((wd, e)) = weekday(t, j) {
+        (Some(wd), e)
+    } else if let Some(e) = t.word(j, "weekend") {
+        (None, e)
+    } else {
+        return;
+    };
+    let Some((n, k)) = t.spaces(e).and_then(|k| en_count(t, k, true)) else { return };
+    let Some(k) = t.spaces(k) else { return };
+    for (u, unit) in [("weeks", Unit::Week), ("week", Unit::Week), ("months", Unit::Month), ("month", Unit::Month)] {
+        let Some(end) = t.word(k, u).and_then(|k| t.spaces(k)).and_then(|k| t.word(k, "ago")) else { continue };
+        let (a, b) = match day {
+            Some(wd) => (i64::from(wd), i64::from(wd) + 1),
+            None => (5, 7),
+        };
+        if unit == Unit::Week {
+            let span = cx.ago(unit, n).and_then(|w| DateSpan::offsets(w.start, a, b));
+            out.push(end, span, if day.is_some() { Grain::Day } else { Grain::Range }, Head::Latin, Kind::Relative);
+        } else {
+            let mon = super::calendar::shift_months(cx.today, -i64::from(n)).map(crate::days::monday_of);
+            let span = mon.and_then(|m| DateSpan::offsets(m, a - 3, b + 3));
+            out.push_fuzzy(end, span, Grain::Range, Head::Latin);
         }
     }
 }
@@ -317,7 +366,8 @@ pub(crate) fn weekdays(out: &mut Out, i: usize, cx: &Ctx) {
         let weekend = [&["the", "weekend"][..], &["this", "past", "weekend"], &["the", "past", "weekend"]];
         if let Some(e) = weekend.iter().find_map(|ws| seq(t, j, ws)) {
             let from = if cx.today.weekday().num_days_from_monday() >= 5 { 5 } else { -2 };
-            out.push(e, DateSpan::offsets(cx.mon, from, from + 2), Grain::Range, Head::Latin, Kind::Relative);
+            let span = DateSpan::offsets(cx.mon, from, from + 2).map(DateSpan::guessed);
+            out.push(e, span, Grain::Range, Head::Latin, Kind::Relative);
         }
     }
 }

@@ -121,11 +121,12 @@ pub(crate) fn months(out: &mut Out, i: usize, cx: &Ctx) {
         for (y, g) in relative_year_after(t, e, cx) {
             out.push(g, DateSpan::month(y, m), Grain::Month, Head::Latin, Kind::Month);
         }
-        // After since/from/until a capitalised March or May is the month (`since March`).
+        // After since/from/until a capitalised March or May is the month (`since March`); after
+        // and/or too, where only a union member may follow (`in January and March`).
         let boundary = || {
             !mn.lowercase
                 && super::glue::prev_word(t, j)
-                    .is_some_and(|w| ["since", "from", "until", "till", "to"].contains(&w.as_str()))
+                    .is_some_and(|w| ["since", "from", "until", "till", "to", "and", "or"].contains(&w.as_str()))
         };
         if !mn.abbrev && (led || !mn.ambiguous || boundary()) {
             out.push(e, cx.yearless(|y| DateSpan::month(y, m)), Grain::Month, Head::Latin, Kind::Month);
@@ -308,6 +309,6 @@ pub(crate) fn ordinal_day(out: &mut Out, i: usize, cx: &Ctx) {
             let (y, m) = shift_ym(cx.today.year(), cx.today.month(), -back)?;
             DateSpan::ymd(y, m, d).filter(|s| s.start <= cx.today)
         });
-        out.push_day(e, span, Head::Latin, Kind::Date);
+        out.push_day(e, span.map(DateSpan::guessed), Head::Latin, Kind::Date);
     }
 }

@@ -114,6 +114,13 @@ pub(crate) fn accepts(t: &Text, start: usize, h: &Hit) -> bool {
     left_ok(t, start, h.head) && right_ok(t, h) && !super::traps::rejects(t, start, h)
 }
 
+/// True if the hit at `start`, right after a union connector (`和`, `、`, `and`, `or`), stands
+/// at word boundaries: as [`accepts`], except that an English member may follow the connector
+/// word itself (`January and March`), which [`EN_BLOCK`] otherwise refuses.
+pub(crate) fn accepts_member(t: &Text, start: usize, h: &Hit) -> bool {
+    (h.head == Head::Latin || left_ok(t, start, h.head)) && right_ok(t, h) && !super::traps::rejects(t, start, h)
+}
+
 fn glued(table: &[(char, &str)], key: char, other: char) -> bool {
     table.iter().any(|&(k, set)| k == key && set.contains(other))
 }

@@ -164,7 +164,9 @@ impl Ctx {
     /// end after a date, month or calendar span: that span's year.
     pub(crate) fn yearless(&self, f: impl Fn(i32) -> Option<DateSpan>) -> Option<DateSpan> {
         match self.after {
-            None => (0..=MAX_YEARS_BACK).find_map(|back| f(self.today.year() - back).filter(|s| s.start <= self.today)),
+            None => (0..=MAX_YEARS_BACK)
+                .find_map(|back| f(self.today.year() - back).filter(|s| s.start <= self.today))
+                .map(DateSpan::guessed),
             Some(p) if matches!(p.kind, Kind::Date | Kind::Month | Kind::Calendar) => f(p.start.year()),
             Some(_) => None,
         }
@@ -178,7 +180,7 @@ impl Ctx {
             None if free => {
                 let (y, m) = (self.today.year(), self.today.month());
                 let (py, pm) = super::calendar::shift_ym(y, m, -1)?;
-                f(y, m).filter(|s| s.start <= self.today).or_else(|| f(py, pm))
+                f(y, m).filter(|s| s.start <= self.today).or_else(|| f(py, pm)).map(DateSpan::guessed)
             }
             Some(p) if matches!(p.kind, Kind::Date | Kind::Month) => f(p.start.year(), p.start.month()),
             _ => None,
@@ -189,7 +191,7 @@ impl Ctx {
     /// such day on or before today. As a range end after a weekday: that weekday's week.
     pub(crate) fn bare_weekday(&self, wd: u32) -> Option<DateSpan> {
         match self.after {
-            None => DateSpan::day(latest_weekday(self.today, wd)?),
+            None => DateSpan::day(latest_weekday(self.today, wd)?).map(DateSpan::guessed),
             Some(p) if p.kind == Kind::Weekday => DateSpan::day(weekday_in(crate::days::monday_of(p.start), wd)?),
             Some(_) => None,
         }

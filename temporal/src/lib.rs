@@ -1,5 +1,5 @@
-//! Time expressions in queries → time windows (every expression understood: docs/time-expressions.md in the
-//! memlayers repository).
+//! Time expressions in queries and notes → time windows (every expression understood:
+//! docs/time-expressions.md in the memlayers repository).
 //!
 //! [`parse`] reads the first time expression in a query (`前天晚上我吃了什么`, `上个月底的读书笔记`,
 //! `最近7天的开销`, `what did we decide last week`) and returns its window plus the query with the
@@ -50,12 +50,60 @@
 //! An English preposition right before the expression (`from`, `on`, `in`, `at`, `over`, …) is
 //! part of it, so it leaves `rest` with it.
 
+//! Version 3 adds the weekday or weekend N months ago (`the Wednesday two months ago`,
+//! `两个月前的周三`, `一个月前的那个周末`: that day of the Monday-week holding D shifted back N
+//! months, the day clamped to the month's length, fuzzy ±3 days, as a month back does not name
+//! a week), the same with weeks (`the Wednesday two weeks ago`, `三周前的那个周末`: exact, as
+//! `N周前的周X`), and a part of day after N weeks or months ago (`two weeks ago in the evening`,
+//! `两周前的晚上`: the window of N weeks/months ago, the part of day reported).
+//!
 //! # Which expression
 //!
-//! The **first** expression wins: the scan goes left to right, and at the first position where
-//! any reading passes the word-boundary rules the **longest** such reading is taken (`上上周`
-//! over `上周`, `上个月底` over `上个月`, `前天晚上` over `前天`). Later expressions in the same
-//! query are ignored (`昨天和今天` → 昨天) and stay in `rest`.
+//! The scan goes left to right; at each position where any reading passes the word-boundary
+//! rules the **longest** such reading is taken (`上上周` over `上周`, `上个月底` over `上个月`,
+//! `前天晚上` over `前天`), and the scan resumes after it, so every expression of the text is
+//! found ([`parse_all`] returns them all). [`parse`] then returns the **first** that names when
+//! the thing asked about happened (next section); later ones stay in `rest`.
+//!
+//! **Unions.** Expressions joined by 和 及 与 跟 还有 以及 或 或者 、 / `and`, `or`
+//! (`上周三和上周五`, `in January and March`, `春节和中秋`, `周一、周三还有周五`) are one
+//! expression with several windows: an entry in any of them counts. [`ParseResult::windows`]
+//! lists them in text order, each with its own span; [`ParseResult::window`] is their covering
+//! window (grain `range`, one span over the whole union, connectors included), so a caller that
+//! only reads `window` never loses an entry of the union. A member that leaves out what it
+//! shares with the one before takes it from there, as a range end does (`上周三和周五`: last
+//! week's Friday; `3月5号和8号`: March 8; `in January and March`: the same year); a member that
+//! cannot is read on its own. At most six members.
+//!
+//! # Which expressions name when (version 3, 宁窄勿误)
+//!
+//! A window only where the expression scopes when the thing asked about happened; the rules
+//! work on **clauses** (the text cut at `，,。.!！;；~` and line breaks, never inside an
+//! expression such as `3月1日~7日` nor at a `.` between digits):
+//!
+//! * **Habits and typical times**: in a clause with a habit word (一般 通常 平时 平常 总是 经常
+//!   常常 往往 每逢 习惯; usually always typically normally generally regularly often
+//!   habitually), an expression whose year, month or week is not written (`周末通常`,
+//!   `平时周一`, `周六早上一般`, `中秋一般怎么过`, `What do I usually do on Friday?`) is a
+//!   typical time: no window. Written anchors keep theirs (`上周我总是加班到几点` → last week).
+//!   一般 after 很/比较/挺 … or before 般/的/人 or the clause end is "so-so", not a habit word.
+//!   English weekdays are habitual before a plural part of day (`Saturday mornings`) or after
+//!   `a`, `any`, `usual` or a possessive (`on a Sunday`, `my Sunday rides`); plural weekdays
+//!   (`on Saturdays`) are never read.
+//! * **Yearly dates that are the content**: in a clause with 生日 纪念日 忌日 诞辰 出生 /
+//!   birthday anniversary born, a date or month is what the birthday or anniversary is
+//!   (`谁的生日在三月`, `结婚纪念日是不是5月20号`, `whose birthday is in March`): no window
+//!   from an expression whose year, month or week is not written, that is written with numbers
+//!   (`2019年3月5日`), or that is an English date or month. Relative words keep theirs
+//!   (`去年生日收到了什么礼物` → last year, `上个月谁过生日了` → last month).
+//! * **Asides** ([`parse`] only): a clause holds the question when it has 什么 哪 几 谁 多少 吗
+//!   呢 怎么, what when where who which how, or `?`/`？` outside an expression (`几乎`, `哪怕`,
+//!   `好几` do not ask). When some clause holds the question, only expressions in such clauses
+//!   count: `早上好呀今天有点冷，话说我表姐的公司叫什么？` → none,
+//!   `今天心情不错，我上周买的那本书叫什么？` → last week. A text with **no** question word (an
+//!   entry's own text, a keyword query `上周 火锅`) counts as a whole, as before version 3: the
+//!   engine parses entries' own text with the same function. [`parse_all`] never applies this
+//!   rule: every clause of a note reports something.
 //!
 //! # What is not a window (宁窄勿误)
 //!
@@ -76,6 +124,7 @@ mod english_dates;
 mod glue;
 mod hit;
 mod holiday;
+mod intent;
 mod iso;
 mod lunar;
 mod numbers;
@@ -167,8 +216,17 @@ pub struct TimeWindow {
 /// What [`parse`] found.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ParseResult {
-    /// The window, or `None` for "no time intent".
+    /// The window, or `None` for "no time intent". For a union of expressions (`上周三和上周五`,
+    /// `in January and March`) this is the **covering window**: from the earliest start to the
+    /// latest end of [`ParseResult::windows`], grain `range`, fuzzy if any member is, the part of
+    /// day only if every member names the same one, and one span over the whole union as written
+    /// (connectors included). A gate on it alone never hides an entry of the union; gate on
+    /// `windows` to leave out the days between.
     pub window: Option<TimeWindow>,
+    /// Every window of the expression, in text order: one for a single expression (equal to
+    /// `window`), one per member for a union, each with its own span and `matched`. Empty
+    /// without a window. The time gate admits an entry inside **any** of them.
+    pub windows: Vec<TimeWindow>,
     /// The query without the matched span(s): the parts before and after are trimmed and joined
     /// by one space if there was whitespace at the gap, else directly (`前天晚上我吃了什么` →
     /// `我吃了什么`, `what did I do yesterday evening` → `what did I do`). Without a window,
@@ -176,22 +234,62 @@ pub struct ParseResult {
     pub rest: String,
 }
 
-/// Parses the first time expression in `text` (see the module docs) relative to `now` in `tz`.
-/// Never fails and never panics: anything it cannot read is "no time intent", and so is every
-/// query when the local date of `now` lies outside the years 1–9999.
+/// Parses the time expression of a question in `text` (see the module docs: the first one that
+/// scopes when the thing asked about happened, with the members of a union) relative to `now`
+/// in `tz`. Never fails and never panics: anything it cannot read is "no time intent", and so
+/// is every query when the local date of `now` lies outside the years 1–9999.
 pub fn parse(text: &str, now: DateTime<Utc>, tz: Tz) -> ParseResult {
     let t = text::Text::new(text);
-    let found = local_today(now, tz).and_then(|today| scan::find(&t, today));
-    let Some((start, hit)) = found else {
-        return ParseResult { window: None, rest: text.to_string() };
+    let groups = local_today(now, tz).map(|today| intent::keep(&t, scan::all(&t, today), true)).unwrap_or_default();
+    let Some(group) = groups.into_iter().next() else {
+        return ParseResult { window: None, windows: Vec::new(), rest: text.to_string() };
     };
-    let start = glue::with_preposition(&t, start);
-    let hit = scan::Hit { end: glue::with_filler(&t, hit.end), ..hit };
-    let mut w = window::build(hit.span, tz, hit.grain, hit.fuzzy);
-    w.part_of_day = hit.pod.map(|(a, b)| t.slice(a, b));
-    w.spans = vec![(start, hit.end)];
-    w.matched = t.slice(start, hit.end);
-    ParseResult { rest: t.without(start, hit.end), window: Some(w) }
+    let windows: Vec<TimeWindow> = group.iter().map(|f| member_window(&t, f, tz)).collect();
+    let (a, b) = (group[0].start, group[group.len() - 1].end);
+    let window = covering(&windows, tz, (a, b), t.slice(a, b));
+    ParseResult { rest: t.without(a, b), window: Some(window), windows }
+}
+
+/// Every time expression in `text` that names when something happened, in text order, one
+/// window each (a union gives one window per member), each with its one span (char offsets into
+/// `text`) and `matched`: for the event windows of a note that names several
+/// (`上周六去了杭州，下周三交报告` → last Saturday and next Wednesday).
+///
+/// The same grammar and rules as [`parse`] (traps, titles, recurrence, names, habits, yearly
+/// dates that are the content), except the aside rule: a note's every clause reports something,
+/// so no clause is skipped for not holding a question. Never fails; empty for "no time intent"
+/// and outside the years 1–9999.
+pub fn parse_all(text: &str, now: DateTime<Utc>, tz: Tz) -> Vec<TimeWindow> {
+    let t = text::Text::new(text);
+    let Some(today) = local_today(now, tz) else { return Vec::new() };
+    intent::keep(&t, scan::all(&t, today), false).iter().flatten().map(|f| member_window(&t, f, tz)).collect()
+}
+
+/// The window of one expression found, with its span and text.
+fn member_window(t: &text::Text, f: &scan::Found, tz: Tz) -> TimeWindow {
+    let h = &f.hit;
+    let mut w = window::build(h.span, tz, h.grain, h.fuzzy);
+    w.part_of_day = h.pod.map(|(a, b)| t.slice(a, b));
+    w.spans = vec![(f.start, f.end)];
+    w.matched = t.slice(f.start, f.end);
+    w
+}
+
+/// The covering window of a union's members (see [`ParseResult::window`]); the member itself
+/// when there is one.
+fn covering(ws: &[TimeWindow], tz: Tz, span: (usize, usize), matched: String) -> TimeWindow {
+    if let [one] = ws {
+        return one.clone();
+    }
+    let start = ws.iter().map(|w| w.start_date).min().unwrap_or_default();
+    let end = ws.iter().map(|w| w.end_date).max().unwrap_or_default();
+    let fuzzy = ws.iter().any(|w| w.fuzzy);
+    let mut w = window::build(calendar::DateSpan { start, end, guessed: false }, tz, Grain::Range, fuzzy);
+    let pod = ws.first().and_then(|w| w.part_of_day.clone());
+    w.part_of_day = pod.filter(|p| ws.iter().all(|w| w.part_of_day.as_deref() == Some(p)));
+    w.spans = vec![span];
+    w.matched = matched;
+    w
 }
 
 /// The local date of `now` in `tz` (the local date of a UTC instant), computed with checked

@@ -57,7 +57,9 @@ pub(crate) fn ranges(out: &mut Out, i: usize, cx: &Ctx, singles: fn(&mut Out, us
                 let mut ys = Out::new(t);
                 singles(&mut ys, k, &cx.after(x));
                 for y in ys.hits.iter().filter(|h| h.rangeable()) {
-                    let span = DateSpan::new(x.span.start, y.span.end);
+                    // A range is as guessed as its start (`周一到周五` names no week).
+                    let span =
+                        DateSpan::new(x.span.start, y.span.end).map(|s| DateSpan { guessed: x.span.guessed, ..s });
                     out.push(y.end, span, Grain::Range, head, Kind::Range);
                 }
             }

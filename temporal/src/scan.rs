@@ -61,6 +61,7 @@ const MATCHERS: &[(&[Start], Matcher)] = &[
     (&[Start::Ascii], english::this_last),
     (&[Start::Ascii], english::rolling),
     (&[Start::Ascii], english::weekdays),
+    (&[Start::Ascii], english::weekday_ago),
     (&[Start::Ascii], english_dates::months),
     (&[Start::Ascii], english_dates::parts),
     (&[Start::Ascii], english_dates::quarters_halves_years),
@@ -105,22 +106,26 @@ fn dangling_range(t: &Text, h: &Hit, cx: &Ctx) -> bool {
     })
 }
 
-/// The first time expression in `t`: its start index and reading. `today` is the local date
-/// the relative expressions count from.
-pub(crate) fn find(t: &Text, today: NaiveDate) -> Option<(usize, Hit)> {
-    let cx = Ctx::new(today);
-    for i in 0..t.len() {
+/// Every reading starting at `i`, longest first (the stable sort keeps matcher order among
+/// equal lengths).
+fn readings(t: &Text, i: usize, cx: &Ctx) -> Vec<Hit> {
+    let mut out = Out::new(t);
+    singles(&mut out, i, cx);
+    range::ranges(&mut out, i, cx, singles);
+    since::since(&mut out, i, cx, singles);
+    out.hits.sort_by_key(|h| std::cmp::Reverse(h.end));
+    out.hits
+}
+
+/// The first time expression in `t` starting at or after `from`: its start index and reading.
+/// `cx` holds the local date the relative expressions count from.
+fn find_from(t: &Text, cx: &Ctx, from: usize) -> Option<(usize, Hit)> {
+    for i in from..t.len() {
         if !may_start(t, i) {
             continue;
         }
-        let mut out = Out::new(t);
-        singles(&mut out, i, &cx);
-        range::ranges(&mut out, i, &cx, singles);
-        since::since(&mut out, i, &cx, singles);
-        // Longest first; the stable sort keeps matcher order among equal lengths.
-        out.hits.sort_by_key(|h| std::cmp::Reverse(h.end));
-        for h in out.hits {
-            if glue::accepts(t, i, &h) && (h.kind == Kind::Range || !dangling_range(t, &h, &cx)) {
+        for h in readings(t, i, cx) {
+            if glue::accepts(t, i, &h) && (h.kind == Kind::Range || !dangling_range(t, &h, cx)) {
                 return Some((i, h));
             }
             if glue::boundary_after(t, &h) {
@@ -129,4 +134,77 @@ pub(crate) fn find(t: &Text, today: NaiveDate) -> Option<(usize, Hit)> {
         }
     }
     None
+}
+
+/// One time expression found in the text.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    /// Char index of its first char (an English preposition before it included: `in March`).
+    pub(crate) start: usize,
+    /// Char index just past it (a pointing filler after it included: `中秋那天`).
+    pub(crate) end: usize,
+    pub(crate) hit: Hit,
+}
+
+/// Expressions joined by a union connector (`上周三和上周五`, `in January and March`): the
+/// window is every member's (an entry in any of them counts). Most groups have one member.
+pub(crate) type Group = Vec<Found>;
+
+/// Chinese union connectors, longest first (`还有` before `还`; `、` lists: 周一、周三和周五).
+const ZH_UNION: [&str; 9] = ["还有", "以及", "或者", "和", "及", "与", "跟", "或", "、"];
+
+/// English union connectors (after a space).
+const EN_UNION: [&str; 2] = ["and", "or"];
+
+/// Most members of one union (a bound that keeps the scan linear).
+const MAX_UNION: usize = 6;
+
+/// Where the next member of a union may start after an expression ending at `end`: after a
+/// connector of [`ZH_UNION`] or [`EN_UNION`] and optional spaces.
+fn union_next(t: &Text, end: usize) -> Option<usize> {
+    let j = t.opt_spaces(end)?;
+    if let Some(k) = ZH_UNION.iter().find_map(|c| t.lit(j, c)) {
+        return t.opt_spaces(k);
+    }
+    let j = t.spaces(end)?;
+    EN_UNION.iter().find_map(|w| super::english::lead(t, j, w))
+}
+
+/// The member of a union at `k` after `x`: like the end of a range, a member that leaves out
+/// what it shares with `x` takes it from `x` (`上周三和周五` is last week's Friday, `3月5号和8号`
+/// March 8); one that can stand alone otherwise is read alone (`春节和中秋`).
+fn union_member(t: &Text, k: usize, x: &Hit, cx: &Ctx) -> Option<Hit> {
+    let mut tied = Out::new(t);
+    singles(&mut tied, k, &cx.after(x));
+    tied.hits.sort_by_key(|h| std::cmp::Reverse(h.end));
+    let free = readings(t, k, cx);
+    tied.hits.into_iter().chain(free).find(|y| glue::accepts_member(t, k, y))
+}
+
+/// Every time expression in `t`, left to right, as groups of union members. After an
+/// expression the scan resumes at its end, so expressions never overlap.
+pub(crate) fn all(t: &Text, today: NaiveDate) -> Vec<Group> {
+    let cx = Ctx::new(today);
+    let mut groups = Vec::new();
+    let mut from = 0;
+    while let Some((start, hit)) = find_from(t, &cx, from) {
+        let mut group = vec![found(t, start, hit)];
+        while group.len() < MAX_UNION {
+            let x = &group[group.len() - 1].hit;
+            let Some(k) = union_next(t, x.end) else { break };
+            let Some(y) = union_member(t, k, x, &cx) else { break };
+            // The member before a connector ends where its reading ends (no filler).
+            let n = group.len();
+            group[n - 1].end = group[n - 1].hit.end;
+            group.push(found(t, k, y));
+        }
+        from = group[group.len() - 1].end.max(start + 1);
+        groups.push(group);
+    }
+    groups
+}
+
+/// A reading at `start`, with the preposition before it and the filler after it.
+fn found(t: &Text, start: usize, hit: Hit) -> Found {
+    Found { start: glue::with_preposition(t, start), end: glue::with_filler(t, hit.end), hit }
 }

@@ -13,6 +13,10 @@
 //!   春节联欢晚会 (a show held the evening before 春节),
 //!   吃元宵 (the food).
 //!
+//! * **Habitual English weekdays** ([`PLURAL_POD`], [`GENERIC_BEFORE`]): `Saturday mornings`,
+//!   `on a Sunday`, `my Sunday rides` are any such day (`on Saturdays` is never read: the
+//!   weekday must end at a word boundary).
+//!
 //! Names of reports and events (周报 月报 日报 年报 早报 晚报 周刊 月刊 年会 周记) need no rule
 //! of their own: no expression starts with them, and the boundary lexicon in `glue` keeps a time
 //! word from swallowing their first char (本周刊).
@@ -181,8 +185,25 @@ fn capitalised_prev(t: &Text, start: usize) -> bool {
     !sentence_start && t.orig_at(first).is_some_and(|c| c.is_ascii_uppercase()) && !EN_LEADS.contains(&w.as_str())
 }
 
+/// Plural parts of day after an English weekday: `Saturday mornings` is every Saturday morning.
+const PLURAL_POD: [&str; 4] = ["mornings", "afternoons", "evenings", "nights"];
+
+/// English words before a weekday that make it any such day or a kind of thing, not one date:
+/// `on a Sunday`, `my Sunday group rides`, `our Friday meetings`.
+const GENERIC_BEFORE: [&str; 10] = ["a", "an", "any", "my", "our", "your", "his", "her", "their", "usual"];
+
+/// True if an English weekday is habitual: followed by a plural part of day or led by an
+/// article, a possessive or `usual`.
+fn habitual_weekday(t: &Text, start: usize, h: &Hit) -> bool {
+    let plural = t.spaces(h.end).is_some_and(|k| PLURAL_POD.iter().any(|w| t.word(k, w).is_some()));
+    plural || super::glue::prev_word(t, start).is_some_and(|w| GENERIC_BEFORE.contains(&w.as_str()))
+}
+
 /// True if the hit at `start` is not time by one of this module's rules.
 pub(crate) fn rejects(t: &Text, start: usize, h: &Hit) -> bool {
+    if h.head == Head::Latin && h.kind == Kind::Weekday && habitual_weekday(t, start, h) {
+        return true;
+    }
     if (start..h.end).any(|k| t.is_quoted(k)) || after_recurrence(t, start) {
         return true;
     }

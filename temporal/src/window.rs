@@ -36,7 +36,7 @@ pub fn window_for_dates(from: NaiveDate, to: NaiveDate, tz: Tz) -> Result<TimeWi
     }
     let end = to.succ_opt().ok_or_else(|| Error::bad("to", format!("{to} has no following day")))?;
     let grain = if from == to { Grain::Day } else { Grain::Range };
-    Ok(build(DateSpan { start: from, end }, tz, grain, false))
+    Ok(build(DateSpan { start: from, end, guessed: false }, tz, grain, false))
 }
 
 #[cfg(test)]

@@ -202,7 +202,7 @@ pub(crate) fn bare_day(out: &mut Out, i: usize, cx: &Ctx) {
             let (y, m) = shift_ym(cx.today.year(), cx.today.month(), -back)?;
             DateSpan::ymd(y, m, d).filter(|s| s.start <= cx.today)
         });
-        out.push_day(e, span, Head::Numeric, Kind::Date);
+        out.push_day(e, span.map(DateSpan::guessed), Head::Numeric, Kind::Date);
     }
 }
 

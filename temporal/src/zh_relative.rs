@@ -97,21 +97,54 @@ pub(crate) fn ago(out: &mut Out, i: usize, cx: &Ctx) {
                 };
                 out.push_day(f, day.and_then(DateSpan::day), Head::Numeric, Kind::Relative);
             }
+            // 的, then an optional 那个 / 那: where a weekday or weekend of that week follows.
+            let de = t.lit(e, "的").unwrap_or(e);
+            let that = t.lit(de, "那个").or_else(|| t.lit(de, "那")).unwrap_or(de);
             match unit {
                 Unit::Day => out.push_day(e, cx.ago(unit, n), Head::Numeric, Kind::Relative),
                 Unit::Week => {
-                    out.push(e, cx.ago(unit, n), unit.grain(), Head::Numeric, Kind::Relative);
-                    // 三周前的周二: that weekday in the week of N周前.
-                    if let Some((wd, w_end)) = weekday_after(t, t.lit(e, "的").unwrap_or(e))
-                        && let Some(week) = cx.ago(unit, n)
-                    {
-                        let span = DateSpan::offsets(week.start, i64::from(wd), i64::from(wd) + 1);
-                        out.push_day(w_end, span, Head::Numeric, Kind::Weekday);
+                    push_with_pod(out, e, cx.ago(unit, n), unit);
+                    // 三周前的周二, 三周前的那个周末: that weekday (weekend) in the week of N周前.
+                    if let Some(week) = cx.ago(unit, n) {
+                        if let Some((wd, w_end)) = weekday_after(t, that) {
+                            let span = DateSpan::offsets(week.start, i64::from(wd), i64::from(wd) + 1);
+                            out.push_day(w_end, span, Head::Numeric, Kind::Weekday);
+                        }
+                        if let Some(w_end) = t.lit(that, "周末") {
+                            let span = DateSpan::offsets(week.start, 5, 7);
+                            out.push(w_end, span, Grain::Range, Head::Numeric, Kind::Relative);
+                        }
                     }
                 }
-                _ => out.push(e, cx.ago(unit, n), unit.grain(), Head::Numeric, Kind::Relative),
+                Unit::Month => {
+                    push_with_pod(out, e, cx.ago(unit, n), unit);
+                    // 两个月前的周三, 一个月前的那个周末: the weekday (weekend) of the Monday-week
+                    // holding shift(D, -N months), fuzzy ±3 days: a month back is not a week.
+                    let mon = shift_months(cx.today, -i64::from(n)).map(crate::days::monday_of);
+                    if let Some(mon) = mon {
+                        if let Some((wd, w_end)) = weekday_after(t, that) {
+                            let span = DateSpan::offsets(mon, i64::from(wd) - 3, i64::from(wd) + 4);
+                            out.push_fuzzy(w_end, span, Grain::Range, Head::Numeric);
+                        }
+                        if let Some(w_end) = t.lit(that, "周末") {
+                            out.push_fuzzy(w_end, DateSpan::offsets(mon, 2, 10), Grain::Range, Head::Numeric);
+                        }
+                    }
+                }
+                Unit::Year => out.push(e, cx.ago(unit, n), unit.grain(), Head::Numeric, Kind::Relative),
             }
         }
+    }
+}
+
+/// The window of `N周前` / `N个月前` ending at `e`, and one reading per part of day after it
+/// (`两周前的晚上`: the window of two weeks ago, part of day 晚上).
+fn push_with_pod(out: &mut Out, e: usize, span: Option<DateSpan>, unit: Unit) {
+    out.push(e, span, unit.grain(), Head::Numeric, Kind::Relative);
+    for pod in super::part_of_day::after(out.t, e, false) {
+        let n = out.hits.len();
+        out.push(pod.1, span, unit.grain(), Head::Numeric, Kind::Relative);
+        out.hits[n..].iter_mut().for_each(|h| h.pod = Some(pod));
     }
 }
 
@@ -217,7 +250,8 @@ pub(crate) fn bare_weekday(out: &mut Out, i: usize, cx: &Ctx) {
         && cx.after.is_none()
     {
         let from_mon = if cx.today.weekday().num_days_from_monday() >= 5 { 5 } else { -2 };
-        out.push(j, DateSpan::offsets(cx.mon, from_mon, from_mon + 2), Grain::Range, Head::Headless, Kind::Relative);
+        let span = DateSpan::offsets(cx.mon, from_mon, from_mon + 2).map(DateSpan::guessed);
+        out.push(j, span, Grain::Range, Head::Headless, Kind::Relative);
     }
 }
 

@@ -4,8 +4,10 @@
 //! the expected local dates (`end` exclusive) or `start = none` for "no time intent" (then `rest`
 //! must be the text unchanged). `grain` may be `-` (not checked). `checks` is `-` or
 //! `key=value` pairs joined by `;`: `pod` (part of day as written, empty = none), `rest`,
-//! `fuzzy`, `matched`, `startUtc`, `endUtc` (RFC 3339), `hours` (end − start in hours). `why` is
-//! the hand derivation. Every failing row is reported with its line number.
+//! `fuzzy`, `matched`, `startUtc`, `endUtc` (RFC 3339), `hours` (end − start in hours),
+//! `windows` (every window of a union as `start..end` local dates joined by `|`; unchecked when
+//! absent, except that a row without it must have exactly one window equal to `window`). `why`
+//! is the hand derivation. Every failing row is reported with its line number.
 
 use chrono::{DateTime, NaiveDate, Utc};
 use memlayers_temporal::parse;
@@ -19,7 +21,7 @@ fn check(cols: &[&str]) -> Result<(), String> {
     let r = parse(text, now, tz);
     if *start == "none" {
         return match r.window {
-            None if r.rest == *text => Ok(()),
+            None if r.rest == *text && r.windows.is_empty() => Ok(()),
             None => Err(format!("no window as expected, but rest {:?} != text", r.rest)),
             Some(w) => Err(format!(
                 "expected no window, got [{}, {}) {:?} matched {:?}",
@@ -31,6 +33,10 @@ fn check(cols: &[&str]) -> Result<(), String> {
     let want_start = NaiveDate::parse_from_str(start, "%Y-%m-%d").map_err(|e| format!("bad start {start:?}: {e}"))?;
     let want_end = NaiveDate::parse_from_str(end, "%Y-%m-%d").map_err(|e| format!("bad end {end:?}: {e}"))?;
     let mut errs = Vec::new();
+    let members: Vec<String> = r.windows.iter().map(|m| format!("{}..{}", m.start_date, m.end_date)).collect();
+    if !checks.contains("windows=") && r.windows != [w.clone()] {
+        errs.push(format!("one window expected in windows, got {members:?}"));
+    }
     if (w.start_date, w.end_date) != (want_start, want_end) {
         errs.push(format!(
             "window [{}, {}) != expected [{want_start}, {want_end}) (matched {:?})",
@@ -58,6 +64,7 @@ fn check(cols: &[&str]) -> Result<(), String> {
             "startUtc" => w.start == v.parse::<DateTime<Utc>>().map_err(|e| format!("bad startUtc: {e}"))?,
             "endUtc" => w.end == v.parse::<DateTime<Utc>>().map_err(|e| format!("bad endUtc: {e}"))?,
             "hours" => (w.end - w.start).num_hours().to_string() == v,
+            "windows" => members.join("|") == v,
             _ => return Err(format!("unknown check {k:?}")),
         };
         if !ok {
@@ -68,6 +75,7 @@ fn check(cols: &[&str]) -> Result<(), String> {
                 "matched" => format!("{:?}", w.matched),
                 "startUtc" => w.start.to_rfc3339(),
                 "endUtc" => w.end.to_rfc3339(),
+                "windows" => members.join("|"),
                 _ => (w.end - w.start).num_hours().to_string(),
             };
             errs.push(format!("{k}: got {got}, expected {v:?}"));

@@ -5,7 +5,7 @@
 use chrono::{DateTime, Datelike, Months, NaiveDate, Utc, Weekday};
 use chrono_tz::Tz;
 use memlayers_temporal::days::local_midnight;
-use memlayers_temporal::{Grain, ParseResult, TimeWindow, parse};
+use memlayers_temporal::{Grain, ParseResult, TimeWindow, parse, parse_all};
 use proptest::prelude::*;
 
 /// Zones with unusual rules: DST at midnight (Sao_Paulo history), 30-minute DST (Lord_Howe),
@@ -123,6 +123,22 @@ const FRAGMENTS: &[&str] = &[
     "21st",
     "before",
     "from",
+    "和",
+    "、",
+    "and",
+    "or",
+    "，",
+    "？",
+    "什么",
+    "一般",
+    "usually",
+    "生日",
+    "周末",
+    "周三",
+    "个月前",
+    "那个",
+    "Wednesday",
+    "months",
 ];
 
 fn instant() -> impl Strategy<Value = DateTime<Utc>> {
@@ -187,14 +203,43 @@ fn check(text: &str, now: DateTime<Utc>, tz: Tz) -> Result<ParseResult, TestCase
     prop_assert_eq!(&r, &again, "not deterministic");
     prop_assert_eq!(serde_json::to_string(&r).unwrap(), serde_json::to_string(&again).unwrap());
     match &r.window {
-        None => prop_assert_eq!(&r.rest, text, "no window but rest changed"),
+        None => {
+            prop_assert_eq!(&r.rest, text, "no window but rest changed");
+            prop_assert!(r.windows.is_empty(), "no window but windows {:?}", r.windows);
+        }
         Some(w) => {
             if let Some(v) = window_violation(w, text, now, tz) {
                 return Err(TestCaseError::fail(format!("{text:?} at {now} in {tz}: {v}")));
             }
+            // Every member of a union is a well-formed window inside the covering one, in text
+            // order; a single expression is its own only member.
+            prop_assert!(!r.windows.is_empty());
+            if r.windows.len() == 1 {
+                prop_assert_eq!(&r.windows[0], w);
+            }
+            for m in &r.windows {
+                if let Some(v) = window_violation(m, text, now, tz) {
+                    return Err(TestCaseError::fail(format!("{text:?} at {now} in {tz}: member: {v}")));
+                }
+                prop_assert!(w.start <= m.start && m.end <= w.end, "member outside the covering window");
+                prop_assert!(w.spans[0].0 <= m.spans[0].0 && m.spans[0].1 <= w.spans[0].1, "member span outside");
+            }
+            prop_assert!(r.windows.windows(2).all(|p| p[0].spans[0].1 <= p[1].spans[0].0), "members overlap");
             let removed = w.spans[0].1 - w.spans[0].0;
             prop_assert!(r.rest.chars().count() + removed <= text.chars().count() + 1, "rest too long: {:?}", r.rest);
         }
+    }
+    // parse_all: well-formed windows in text order that never overlap, and every window of
+    // parse is one of them (parse only drops more: asides).
+    let all = parse_all(text, now, tz);
+    for m in &all {
+        if let Some(v) = window_violation(m, text, now, tz) {
+            return Err(TestCaseError::fail(format!("{text:?} at {now} in {tz}: parse_all: {v}")));
+        }
+    }
+    prop_assert!(all.windows(2).all(|p| p[0].spans[0].1 <= p[1].spans[0].0), "parse_all windows overlap");
+    for m in &r.windows {
+        prop_assert!(all.contains(m), "parse window {:?} not in parse_all", m.matched);
     }
     Ok(r)
 }

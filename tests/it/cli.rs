@@ -73,6 +73,7 @@ fn bad_config_values_fall_back_with_a_warning() {
     let cfg = dir.path().join("config.json");
     std::fs::write(&cfg, r#"{"hotLimit": 5, "timezone": "Asia/Shanghai"}"#).unwrap();
     let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap(); // a read command does not create its root
     let out = ml(&["--data-root", root.to_str().unwrap(), "--config", cfg.to_str().unwrap(), "recent"]);
     assert!(out.status.success());
     assert!(
@@ -195,29 +196,26 @@ fn one_call_processes_keep_the_wal_short_and_lose_no_usage_hit() {
 }
 
 #[test]
-fn a_query_on_a_missing_data_root_warns_that_it_created_it() {
+fn a_query_on_a_missing_data_root_exits_2_and_creates_nothing() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("memroy"); // a typo'd root: it does not exist
     let r = root.to_str().unwrap();
     let out = ml(&["--data-root", r, "--json", "recall", "风筝"]);
-    assert!(out.status.success(), "{}", text(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["matched"], 0);
-    let warn = format!("warning: data root {r} did not exist; created it, empty");
-    assert!(text(&out.stderr).contains(&warn), "stderr: {}", text(&out.stderr));
-    assert!(root.join("index.sqlite3").exists());
-    // Once it exists, the same query says nothing more.
-    let out = ml(&["--data-root", r, "--json", "recall", "风筝"]);
-    assert!(out.status.success());
-    assert!(!text(&out.stderr).contains("did not exist"), "stderr: {}", text(&out.stderr));
-    // A write to a new root is expected to create it: no warning.
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stderr));
+    assert_eq!(out.stdout, b"");
+    let want = format!("{{\"error\":\"invalid data-root: {r} does not exist; nothing was created");
+    assert!(text(&out.stderr).starts_with(&want), "stderr: {}", text(&out.stderr));
+    assert!(!root.exists());
+    // A write to a new root is expected to create it, without a word about it.
     let fresh = dir.path().join("fresh");
     let out = ml(&["--data-root", fresh.to_str().unwrap(), "write", "第一条"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
-    assert!(!text(&out.stderr).contains("did not exist"), "stderr: {}", text(&out.stderr));
+    assert!(fresh.join("index.sqlite3").is_file());
+    assert!(!text(&out.stderr).contains("does not exist"), "stderr: {}", text(&out.stderr));
 }
 
 #[test]
+#[cfg(target_os = "linux")] // the handshake reads /proc/locks
 fn sync_waits_for_another_writer_instead_of_answering_stale() {
     // Newcomer test: `memlayers sync` exited 0 with `"stale": true` and mirrored nothing when
     // another process held the writer lock at that moment.
@@ -240,7 +238,8 @@ fn sync_waits_for_another_writer_instead_of_answering_stale() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(400));
+    // Handshake: the child is in the kernel's queue for the lock before it is released.
+    crate::common::wait_until_blocked_on_lock(child.id(), dir.path());
     drop(held);
     let out = child.wait_with_output().unwrap();
     assert!(out.status.success(), "{}", text(&out.stderr));
@@ -278,6 +277,7 @@ fn an_import_into_a_new_root_takes_the_zone_the_source_records() {
 
     // A root made in UTC first: it keeps UTC, the import warns, and check lists the 7 lines.
     let utc = dir.path().join("utc");
+    std::fs::create_dir(&utc).unwrap(); // a read command does not create its root
     assert!(ml(&["--data-root", utc.to_str().unwrap(), "--tz", "UTC", "stats"]).status.success());
     let out = ml(&["--data-root", utc.to_str().unwrap(), "--json", "import", src.to_str().unwrap()]);
     assert!(out.status.success(), "{}", text(&out.stderr));

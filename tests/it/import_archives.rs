@@ -16,7 +16,6 @@ use memlayers::files::entry::format_ts;
 use memlayers::import::{DayPlan, Format, ImportedEntry, ScanReport, Skipped, scan};
 
 fn archive(name: &str) -> Option<PathBuf> {
-    use std::io::Write;
     let base = std::env::var_os("MEMLAYERS_ARCHIVES")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/archives")));
@@ -30,12 +29,10 @@ fn archive(name: &str) -> Option<PathBuf> {
     } else if complete_copy && committed.is_dir() {
         Some(committed)
     } else {
-        // Written to the stderr handle directly: the test harness would capture `eprintln!`.
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED: archive {} not found (set MEMLAYERS_ARCHIVES to the shared/archives folder)",
+        crate::common::skipped(&format!(
+            "archive {} not found (set MEMLAYERS_ARCHIVES to the shared/archives folder)",
             dir.display()
-        );
+        ));
         None
     }
 }

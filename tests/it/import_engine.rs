@@ -17,7 +17,7 @@ fn archives() -> Option<PathBuf> {
     if p.is_dir() {
         Some(p)
     } else {
-        eprintln!("SKIPPED: {} not found (set MEMLAYERS_ARCHIVES)", p.display());
+        crate::common::skipped(&format!("{} not found (set MEMLAYERS_ARCHIVES)", p.display()));
         None
     }
 }

@@ -3,8 +3,9 @@
 //! root straight from its files).
 //!
 //! `heavy::*` are the reliability suites that spawn many processes or run large budgets
-//! (crash kills, concurrency stress, fuzz, big files); they run in CI like the rest and can be
-//! run alone with `cargo test --test it heavy::`. Child-role tests (`*child*`) are
+//! (crash kills, concurrency stress, fuzz, big files): `#[ignore = "heavy: run by .ci/run"]`,
+//! so the default `cargo test --workspace` stays short; run them with
+//! `cargo test --test it heavy:: -- --ignored --skip child`, as `.ci/run` does. Child-role tests (`*child*`) are
 //! `#[ignore]`d: their parent test spawns this binary with `--ignored --exact <name>` and the
 //! environment they need; run on their own they fail rather than pass without checking.
 
@@ -20,6 +21,8 @@ mod concurrency;
 mod corrupt_state;
 mod engine_core;
 mod example_archive;
+mod fts5_canary;
+mod fts5_parity;
 mod han_folding;
 mod hand_edits;
 mod heavy;

@@ -15,8 +15,10 @@ use memlayers::Memory;
 fn child_opener() {
     let root =
         std::env::var("MEMLAYERS_OPEN_RACE_ROOT").expect("child role: MEMLAYERS_OPEN_RACE_ROOT set by the parent test");
-    // Start together: wait for the parent's go file.
+    // Start together: say ready (the parent waits for every child's), then wait for the
+    // parent's go file.
     let go = std::path::Path::new(&root).with_extension("go");
+    std::fs::write(std::path::Path::new(&root).with_extension(format!("ready-{}", std::process::id())), b"").unwrap();
     while !go.exists() {
         std::thread::sleep(std::time::Duration::from_millis(1));
     }
@@ -31,7 +33,7 @@ fn simultaneous_first_opens_never_move_the_index_aside() {
     for _round in 0..4 {
         let dir = tempfile::tempdir().unwrap();
         let go = dir.path().with_extension("go");
-        let children: Vec<_> = (0..4)
+        let mut children: Vec<_> = (0..4)
             .map(|_| {
                 Command::new(&exe)
                     .args(["--exact", "open_race::child_opener", "--ignored", "--test-threads=1"])
@@ -42,7 +44,18 @@ fn simultaneous_first_opens_never_move_the_index_aside() {
                     .unwrap()
             })
             .collect();
-        std::thread::sleep(std::time::Duration::from_millis(300));
+        // Handshake: every child has written its ready file (it is about to poll for `go`).
+        let ready = |pid: u32| dir.path().with_extension(format!("ready-{pid}"));
+        let start = std::time::Instant::now();
+        let pids: Vec<u32> = children.iter().map(|c| c.id()).collect();
+        while !pids.iter().all(|&p| ready(p).exists()) {
+            // A child that ended before saying ready has failed: its output is reported below.
+            if children.iter_mut().any(|c| c.try_wait().unwrap().is_some()) {
+                break;
+            }
+            assert!(start.elapsed() < std::time::Duration::from_secs(60), "a child opener never said ready");
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
         std::fs::write(&go, b"").unwrap();
         for c in children {
             let out = c.wait_with_output().unwrap();
@@ -52,5 +65,8 @@ fn simultaneous_first_opens_never_move_the_index_aside() {
             std::fs::read_dir(dir.path()).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).collect();
         assert!(!names.iter().any(|n| n.contains("corrupt")), "{names:?}");
         std::fs::remove_file(&go).unwrap();
+        for c in &pids {
+            std::fs::remove_file(ready(*c)).unwrap();
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! show the pieces: stop words, English stems at index and query time, the tokenizer version.
 
 #[path = "../../tools/eval_set.rs"]
-mod eval_set;
+pub(crate) mod eval_set;
 
 use crate::common::*;
 use memlayers::query::retrieve::RetrieveArgs;

@@ -319,3 +319,19 @@ fn an_unreadable_day_file_leaves_the_rest_answering() {
     std::fs::set_permissions(&bad, std::fs::Permissions::from_mode(0o644)).unwrap();
     assert_eq!(contents(&json(&call(&["recall", "乌龙茶"]))), ["乌龙茶"]);
 }
+
+/// An import of a dsh root whose day file holds a hand-written bullet says it did not import
+/// it (it would need an invented time) instead of dropping it silently; its dated entry is
+/// imported.
+#[test]
+fn a_dsh_import_names_the_bullets_it_cannot_date() {
+    let src = tempfile::tempdir().unwrap();
+    put(src.path(), "cold/2026-10/2026-10-21.md", "- [2026-10-21T02:00:00.000Z] [跑步] 晨跑\n- 买了新的跑鞋\n");
+    let dir = tempfile::tempdir().unwrap();
+    let m = crate::common::open_at(dir.path(), "2026-10-21T12:00:00Z");
+    let rep = m.import(src.path(), Some(memlayers::import::Format::Dsh), &mut |_, _| {}).unwrap();
+    assert_eq!(rep.entries_added, 1);
+    let v = serde_json::to_value(&rep).unwrap();
+    let warned = v["scan"].to_string();
+    assert!(warned.contains("bullet without a timestamp not imported") && warned.contains("\"line\":2"), "{v}");
+}

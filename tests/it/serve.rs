@@ -751,8 +751,9 @@ fn a_stopped_or_saturated_server_cannot_hang_its_callers() {
     assert!(text(&o.stderr).contains("its queue is full"), "{}", text(&o.stderr));
     assert_eq!(contents(&json(&env.call("auto", &q))), ["买了牛奶和面包"]);
     drop(held);
-    // Continued, it answers again.
+    // Continued, it drains its queue (the held connections are closed) and answers again.
     server.signal("-CONT");
+    wait_running(&env);
     assert_eq!(contents(&json(&env.call("require", &q))), ["买了牛奶和面包"]);
 }
 

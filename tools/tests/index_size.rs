@@ -24,6 +24,7 @@ fn dir_bytes(dir: &Path) -> u64 {
 }
 
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn the_index_is_at_most_twice_the_archive_at_a_million_entries() {
     let dir = tempfile::tempdir().unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_gen-archive"))

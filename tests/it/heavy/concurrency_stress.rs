@@ -173,6 +173,7 @@ impl Drop for StopReaders {
 }
 
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn writers_readers_and_an_import_at_once_lose_nothing() {
     let procs = rel::budget("MEMLAYERS_STRESS_PROCS", 3) as usize;
     let writes = rel::budget("MEMLAYERS_STRESS_WRITES", 300) as usize;
@@ -271,6 +272,7 @@ fn writers_readers_and_an_import_at_once_lose_nothing() {
 }
 
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn a_writer_blocked_past_its_bound_fails_with_lock_timeout_not_a_hang() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path().join("root");

@@ -224,6 +224,7 @@ const ENTRY_FRAGMENTS: &[&str] = &[
 ];
 
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn fuzz_entry_line() {
     let lines = soup(ENTRY_FRAGMENTS, 24).prop_map(|s| s.replace('\n', " "));
     fuzz("entry_line", lines, |line, fig| {
@@ -267,6 +268,7 @@ const TEXT_FRAGMENTS: &[&str] = &[
 ];
 
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn fuzz_write_roundtrip() {
     let src = (soup(TEXT_FRAGMENTS, 6), soup(TEXT_FRAGMENTS, 4), proptest::option::of(soup(TEXT_FRAGMENTS, 4)));
     let input = (soup(TEXT_FRAGMENTS, 20), proptest::option::of(soup(TEXT_FRAGMENTS, 6)), proptest::option::of(src));
@@ -399,6 +401,7 @@ const ZONES: [Tz; 6] = [
 ];
 
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn fuzz_time_expression() {
     // Instants from 1900 to 2200, every zone.
     let input = (soup(TIME_FRAGMENTS, 16), -2_208_988_800i64..7_258_118_400, 0..ZONES.len());
@@ -477,6 +480,7 @@ const MD_FRAGMENTS: &[&str] = &[
 ];
 
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn fuzz_markdown_split() {
     let day = NaiveDate::from_ymd_opt(2026, 3, 8).unwrap(); // a DST day in some zones
     let input = (soup(MD_FRAGMENTS, 60), 0..ZONES.len(), 0usize..3);
@@ -549,6 +553,7 @@ fn survives(line: &str, out: &str) -> bool {
 }
 
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn fuzz_hot_blocks() {
     fuzz("hot_blocks", soup(HOT_FRAGMENTS, 30), |text, fig| {
         let doc = case("hot_blocks", &text, fig, || memlayers::layers::hot::parse(&text))?;
@@ -600,6 +605,7 @@ const JSON_FRAGMENTS: &[&str] = &[
 ];
 
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn fuzz_usage_json() {
     fuzz("usage_json", soup(JSON_FRAGMENTS, 40), |text, fig| {
         let (ledger, _) = case("usage_json", &text, fig, || memlayers::layers::usage::Ledger::parse(Some(&text)))?;
@@ -648,6 +654,7 @@ const QUERY_FRAGMENTS: &[&str] = &[
 ];
 
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn fuzz_query_syntax() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path().join("cold/2026-11/2026-11-20.md");

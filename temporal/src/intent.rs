@@ -1,0 +1,180 @@
+//! Which of the expressions found scope *when the thing asked about happened* (宁窄勿误: a
+//! window only then).
+//!
+//! * **Clauses.** The text is cut into clauses at `，,。.!！;；~` and line breaks, never inside an
+//!   expression (`3月1日~7日`, `2025.03.05`) nor at a `.` between two digits.
+//! * **Habits and typical times.** In a clause with a habit word ([`HABIT_ZH`], [`HABIT_EN`]:
+//!   一般 通常 平时 总是 经常 每逢 …, usually always typically normally …), an expression whose
+//!   year, month or week the text did not write (`周六早上`, `周末`, `周一`, `3月`, `中秋`, `on
+//!   Friday`) names a typical time, not one occurrence: no window from it. Written anchors keep
+//!   theirs (`上周我总是加班到几点` → last week). Plural weekdays (`on Saturdays`, `Saturday
+//!   mornings`) are refused where they are read (the `traps` module).
+//! * **Yearly dates that are the content.** In a clause with a yearly-date word ([`YEARLY_ZH`],
+//!   [`YEARLY_EN`]: 生日 纪念日 忌日 诞辰 出生, birthday anniversary born), a date or month is
+//!   what the birthday or anniversary *is* (`谁的生日在三月`, `结婚纪念日是不是5月20号`, `whose
+//!   birthday is in March`): no window from an expression whose year/month/week was guessed, that
+//!   is written with numbers (`2019年3月5日`, `三天前`), or that is an English date or month
+//!   (`March 5, 2019`). Relative words keep theirs (`去年生日收到了什么` → last year).
+//! * **Asides.** A clause holds the question when it has a question word ([`QUESTION_ZH`]:
+//!   什么 哪 几 谁 多少 吗 呢 怎么; [`QUESTION_EN`]: what when where who which how; or `?`/`？`)
+//!   outside an expression. If any clause holds the question, only expressions in such clauses
+//!   count (`早上好呀今天有点冷，话说我表姐的公司叫什么？` → none; `今天心情不错，我上周买的那本书
+//!   叫什么？` → last week). A text with no question word at all (an entry's own text, a keyword
+//!   query `上周 火锅`) counts as a whole, as it always did.
+
+use super::hit::{Head, Kind};
+use super::scan::Group;
+use super::text::{Text, is_latin_word};
+
+/// Chars that end a clause (after normalisation: full-width `～` is `~`).
+const CLAUSE_END: &str = "，,。.!！;；~\n\r";
+
+/// Chinese habit words.
+pub(crate) const HABIT_ZH: [&str; 10] =
+    ["一般", "通常", "平时", "平常", "总是", "经常", "常常", "往往", "每逢", "习惯"];
+
+/// English habit words (whole words).
+pub(crate) const HABIT_EN: [&str; 8] =
+    ["usually", "always", "typically", "normally", "generally", "regularly", "often", "habitually"];
+
+/// Chars before 一般 that make it the adjective "so-so" (`很一般`, `比较一般`), not "usually".
+const SO_SO_BEFORE: &str = "很挺太较常别还都得蛮真好";
+
+/// Chars after 一般 that make it an adjective (`一般般`, `一般的`, `一般人`) or end the
+/// sentence with it (`感觉一般吧`).
+const SO_SO_AFTER: &str = "般的人化性吧啊呀了吗呢嘛";
+
+/// Chinese yearly-date words: a date next to them may be what they are.
+pub(crate) const YEARLY_ZH: [&str; 5] = ["生日", "纪念日", "忌日", "诞辰", "出生"];
+
+/// English yearly-date words (whole words).
+pub(crate) const YEARLY_EN: [&str; 5] = ["birthday", "birthdays", "anniversary", "anniversaries", "born"];
+
+/// Chinese question words.
+pub(crate) const QUESTION_ZH: [&str; 8] = ["什么", "哪", "几", "谁", "多少", "吗", "呢", "怎么"];
+
+/// Words holding a question char that do not ask (`几乎` almost, `哪怕` even if, `好几` several).
+const NOT_QUESTION_ZH: [&str; 6] = ["几乎", "哪怕", "好几", "十几", "几十", "茶几"];
+
+/// English question words (whole words).
+pub(crate) const QUESTION_EN: [&str; 6] = ["what", "when", "where", "who", "which", "how"];
+
+/// A clause: chars `[start, end)`.
+type Clause = (usize, usize);
+
+/// The clauses of `t`, given which chars are inside an expression (no cut there).
+fn clauses(t: &Text, inside: &[bool]) -> Vec<Clause> {
+    let inside = |i: usize| inside.get(i).copied().unwrap_or(false);
+    let mut out = Vec::new();
+    let mut start = 0;
+    for i in 0..t.len() {
+        let Some(c) = t.at(i) else { break };
+        if !CLAUSE_END.contains(c) || inside(i) {
+            continue;
+        }
+        if c == '.'
+            && t.before(i).is_some_and(|p| p.is_ascii_digit())
+            && t.at(i + 1).is_some_and(|n| n.is_ascii_digit())
+        {
+            continue;
+        }
+        out.push((start, i + 1));
+        start = i + 1;
+    }
+    if start < t.len() {
+        out.push((start, t.len()));
+    }
+    out
+}
+
+/// True if the Chinese word `w` or the English whole word `w` occurs in the clause outside every
+/// group (`skip`: words that contain `w` but are not it).
+fn has_word(t: &Text, (a, b): Clause, inside: &[bool], words: &[&str], skip: &[&str]) -> bool {
+    let inside = |i: usize| inside.get(i).copied().unwrap_or(false);
+    (a..b).any(|i| {
+        !inside(i)
+            && words.iter().any(|w| {
+                let Some(e) = t.lit(i, w).filter(|&e| e <= b) else { return false };
+                if w.chars().all(|c| c.is_ascii_alphabetic()) {
+                    return !t.before(i).is_some_and(is_latin_word) && !t.at(e).is_some_and(is_latin_word);
+                }
+                // A skipped word covering this occurrence (几 of 好几 starts one char in).
+                !skip.iter().any(|s| {
+                    let n = s.chars().count();
+                    (i.saturating_sub(n - 1)..=i).any(|k| t.lit(k, s).is_some_and(|se| se > i))
+                })
+            })
+    })
+}
+
+/// True if the clause holds the question (a question word or `?` outside an expression).
+fn is_question(t: &Text, c: Clause, inside: &[bool]) -> bool {
+    has_word(t, c, inside, &QUESTION_ZH, &NOT_QUESTION_ZH)
+        || has_word(t, c, inside, &QUESTION_EN, &[])
+        || has_word(t, c, inside, &["?"], &[])
+}
+
+/// True if the clause has a habit word (一般 only where it means "usually").
+fn is_habit(t: &Text, c: Clause, inside: &[bool]) -> bool {
+    if has_word(t, c, inside, &HABIT_EN, &[]) {
+        return true;
+    }
+    let (a, b) = c;
+    (a..b).any(|i| {
+        HABIT_ZH.iter().any(|w| {
+            let Some(e) = t.lit(i, w).filter(|&e| e <= b) else { return false };
+            if *w != "一般" {
+                return true;
+            }
+            let so_so_before = t.before(i).is_some_and(|p| SO_SO_BEFORE.contains(p));
+            let so_so_after = e == b || t.at(e).is_some_and(|n| SO_SO_AFTER.contains(n) || CLAUSE_END.contains(n));
+            !so_so_before && !so_so_after
+        })
+    })
+}
+
+/// True if the clause has a yearly-date word.
+fn is_yearly(t: &Text, c: Clause, inside: &[bool]) -> bool {
+    has_word(t, c, inside, &YEARLY_ZH, &[]) || has_word(t, c, inside, &YEARLY_EN, &[])
+}
+
+/// The groups that name when something happened, in text order: each keeps only the members
+/// that the habit and yearly-date rules leave; a group left with none is dropped. With
+/// `questions`, the aside rule applies too (only clauses that hold the question count, when
+/// any does).
+pub(crate) fn keep(t: &Text, groups: Vec<Group>, questions: bool) -> Vec<Group> {
+    // Chars inside an expression (linear: expressions never overlap).
+    let mut inside = vec![false; t.len()];
+    for f in groups.iter().flatten() {
+        inside[f.start.min(t.len())..f.end.min(t.len())].iter_mut().for_each(|x| *x = true);
+    }
+    let cs = clauses(t, &inside);
+    let asked: Vec<bool> = cs.iter().map(|&c| questions && is_question(t, c, &inside)).collect();
+    let any_asked = asked.iter().any(|&q| q);
+    let habit: Vec<bool> = cs.iter().map(|&c| is_habit(t, c, &inside)).collect();
+    let yearly: Vec<bool> = cs.iter().map(|&c| is_yearly(t, c, &inside)).collect();
+    // Clauses are sorted and cover the text: a binary search finds a char's clause.
+    let clause_of = |i: usize| cs.partition_point(|&(_, b)| b <= i).min(cs.len().saturating_sub(1));
+    groups
+        .into_iter()
+        .filter_map(|g| {
+            let k = clause_of(g.first()?.start);
+            if any_asked && !asked[k] {
+                return None;
+            }
+            let g: Group = g
+                .into_iter()
+                .filter(|f| {
+                    let s = f.hit.span;
+                    let typical = habit[k] && s.guessed;
+                    let content = yearly[k]
+                        && (s.guessed
+                            || f.hit.head == Head::Numeric
+                            || (f.hit.head == Head::Latin && matches!(f.hit.kind, Kind::Date | Kind::Month)));
+                    !typical && !content
+                })
+                .collect();
+            (!g.is_empty()).then_some(g)
+        })
+        .collect()
+}
