@@ -45,7 +45,9 @@ pub fn find_archive(archive: Option<&Path>) -> Result<PathBuf> {
 fn line(out: &mut String, i: &Item) {
     let text: String = i.content.chars().take(48).collect();
     let more = if i.content.chars().count() > 48 { "…" } else { "" };
-    let _ = writeln!(out, "    {}  [{}] {text}{more}", i.date, i.tag);
+    // A match outside the time window, filling the list after the window's own (rule 5).
+    let outside = if i.in_window == Some(false) { "  (outside the window)" } else { "" };
+    let _ = writeln!(out, "    {}  [{}] {text}{more}{outside}", i.date, i.tag);
 }
 
 /// Runs the demo into `root` (must be empty or missing) and returns the printed report.

@@ -624,6 +624,7 @@ pub(crate) fn run_cmd(cli: &Cli, mem: &Memory) -> Result<String> {
                 limit: *limit,
                 explain: *explain,
                 no_time: *no_time,
+                record_time_only: false,
             };
             render(&mem.retrieve(&args)?, compact)
         }

@@ -1,6 +1,7 @@
-//! BM25 computed by memlayers, equal to FTS5's `bm25(entries_fts, 1.0, 2.0)` (columns body, tag:
-//! the tag weighs 2), so that a query
-//! pays for the entries it ranks and not for every entry that contains its words.
+//! BM25 computed by memlayers: FTS5's `bm25(entries_fts, 1.0, 2.0)` (columns body, tag: the tag
+//! weighs 2) with one change, Lucene's non-negative IDF ([`idf`]), so that a query pays for the
+//! entries it ranks and not for every entry that contains its words, and a word found in most
+//! entries of a small root still counts.
 //!
 //! FTS5's `bm25()` counts, on every query, every row that matches each phrase (its document
 //! frequency, for the IDF): `今天` in 15 % of a million entries costs ~4 ms of doclist walking
@@ -27,14 +28,16 @@
 //! Formula (fts5_aux.c, `fts5Bm25Function`), for each phrase `p` of the query:
 //!
 //! ```text
-//! idf_p = ln((N − df_p + 0.5) / (df_p + 0.5)), replaced by 1e-6 when ≤ 0
+//! idf_p = ln(1 + (N − df_p + 0.5) / (df_p + 0.5))     (Lucene; FTS5's own is
+//!         ln((N − df_p + 0.5) / (df_p + 0.5)), replaced by 1e-6 when ≤ 0: [`idf_fts5`])
 //! f_p   = 2.0 × (instances of p in the tag) + 1.0 × (instances of p in the content)
 //! bm25  = −Σ_p idf_p × f_p × (k1 + 1) / (f_p + k1 × (1 − b + b × D / avgdl)),  k1 = 1.2, b = 0.75
 //! ```
 //!
 //! where `D` is the row's token count over both columns. A probe `("meetings"* OR "meet")`
-//! is two phrases, as FTS5 sees it. The test `own_bm25_equals_fts5_bm25` compares every value
-//! with FTS5's own function on a real index.
+//! is two phrases, as FTS5 sees it. The test `own_bm25_equals_fts5_bm25` compares every value,
+//! computed with [`idf_fts5`], with FTS5's own function on a real index: the counts, lengths
+//! and averages are FTS5's; only the IDF differs.
 
 use std::collections::HashMap;
 
@@ -333,10 +336,13 @@ pub fn quoted(t: &str) -> String {
     format!("\"{}\"", t.replace('"', "\"\""))
 }
 
-/// FTS5's IDF of a phrase found in `df` of `rows` rows (module docs).
+/// The IDF memlayers ranks with, of a phrase found in `df` of `rows` rows: Lucene's
+/// non-negative BM25 IDF `ln(1 + (N − n + 0.5) / (n + 0.5))` (Lucene's `BM25Similarity`).
+/// Always positive, and decreasing in `df`: a word found in most entries of a small root still
+/// counts a little, where FTS5's [`idf_fts5`] floors it at 1e-6 and lets a two-word
+/// question's frequent word count for nothing. See docs/evaluation.md for `sqlite3` users.
 pub fn idf(rows: i64, df: i64) -> f64 {
-    let idf = (((rows - df) as f64 + 0.5) / (df as f64 + 0.5)).ln();
-    if idf <= 0.0 { 1e-6 } else { idf }
+    (1.0 + ((rows - df) as f64 + 0.5) / (df as f64 + 0.5)).ln()
 }
 
 /// FTS5's own IDF (`fts5_aux.c`, `fts5Bm25Function`): `ln((N − df + 0.5) / (df + 0.5))`, 10⁻⁶
@@ -891,11 +897,50 @@ mod tests {
     }
 
     #[test]
-    fn idf_follows_fts5() {
+    fn idf_fts5_follows_fts5() {
         // ln((10 − 1 + 0.5) / (1 + 0.5)) = ln(6.333…) = 1.8458…
-        assert!((idf(10, 1) - (9.5f64 / 1.5).ln()).abs() < 1e-15);
+        assert!((idf_fts5(10, 1) - (9.5f64 / 1.5).ln()).abs() < 1e-15);
         // A phrase in more than half the rows: the log is negative, FTS5 uses 1e-6.
-        assert_eq!(idf(10, 8), 1e-6);
+        assert_eq!(idf_fts5(10, 8), 1e-6);
+    }
+
+    /// Lucene's IDF in a root of N = 8 entries, worked by hand: ln(1 + (8 − n + 0.5) / (n + 0.5)).
+    #[test]
+    fn idf_is_lucenes_and_never_zero_at_n8() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        // n = 1: ln(1 + 7.5 / 1.5) = ln 6 = 1.791759469228055 (FTS5: ln 5 = 1.6094379124341003)
+        assert!(close(idf(8, 1), 1.791_759_469_228_055));
+        assert!(close(idf_fts5(8, 1), 1.609_437_912_434_100_3));
+        // n = 4: ln(1 + 4.5 / 4.5) = ln 2 = 0.6931471805599453 (FTS5: ln 1 = 0, floored to 1e-6)
+        assert!(close(idf(8, 4), std::f64::consts::LN_2));
+        assert_eq!(idf_fts5(8, 4), 1e-6);
+        // n = 6: ln(1 + 2.5 / 6.5) = ln(18 / 13) = 0.32542240043462795 (FTS5: 1e-6)
+        assert!(close(idf(8, 6), 0.325_422_400_434_627_95));
+        assert_eq!(idf_fts5(8, 6), 1e-6);
+        // n = 8, a word in every entry: ln(1 + 0.5 / 8.5) = ln(18 / 17) = 0.05715841383994862
+        assert!(close(idf(8, 8), 0.057_158_413_839_948_62));
+    }
+
+    /// Whole BM25 values at N = 8 (k1 = 1.2, b = 0.75), worked by hand: an entry of the average
+    /// length holding a word once has the term-frequency part 1 × 2.2 / (1 + 1.2 × 1) = 1, so its
+    /// score is −idf.
+    #[test]
+    fn bm25_at_n8_counts_a_word_found_in_most_entries() {
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        let (frequent, rare) = (idf(8, 6), idf(8, 1));
+        // The frequent word (6 of 8) once, D = avgdl = 5: −0.32542240043462795, not FTS5's −1e-6.
+        assert!(close(score_counts(&[1.0], 5, &[frequent], 5.0), -0.325_422_400_434_627_95));
+        // Three times, same length: 3 × 2.2 / (3 + 1.2) = 1.5714285714… → −0.5113780578258439.
+        assert!(close(score_counts(&[3.0], 5, &[frequent], 5.0), -0.511_378_057_825_843_9));
+        // The rare word (1 of 8) once in an entry twice as long (D = 10): 2.2 / (1 + 1.2 × 1.75)
+        // = 0.7096774193… → −1.2715712362263616.
+        assert!(close(score_counts(&[1.0], 10, &[rare], 5.0), -1.271_571_236_226_361_6));
+        // A two-word question, one of each, both once at the average length: −(0.32542… +
+        // 1.79175…) = −2.1171818696626827; the entry with only the frequent word still scores
+        // above one with neither (0), where FTS5's IDF made both words' entries tie at ~0.
+        let both = score_counts(&[1.0, 1.0], 5, &[frequent, rare], 5.0);
+        assert!(close(both, -2.117_181_869_662_682_7));
+        assert!(score_counts(&[1.0, 0.0], 5, &[frequent, rare], 5.0) < -0.3);
     }
 
     #[test]

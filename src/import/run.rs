@@ -282,8 +282,9 @@ impl Store {
                     let meta = std::fs::metadata(&p.path).map_err(|e| Error::io(&p.path, e))?;
                     // The appended entries are a subsequence of the day's planned entries, in
                     // order: found again by address, kept as indices.
-                    // Their FTS5 columns and the file's hashes are computed here, on the file
-                    // stage's thread, beside the index stage's inserts of the batch before.
+                    // Their FTS5 columns, event windows and the file's hashes are computed here,
+                    // on the file stage's thread, beside the index stage's inserts of the batch
+                    // before.
                     let all = &days[i].entries;
                     let mut j = 0;
                     let mut added = Vec::with_capacity(p.added.len());
@@ -291,7 +292,7 @@ impl Store {
                         while !std::ptr::eq(&all[j], *e) {
                             j += 1;
                         }
-                        added.push((*line, j, FtsText::of(e)));
+                        added.push((*line, j, FtsText::of(e, self.tz())));
                     }
                     let (old_hash, hash) = (sha1_hex(&p.snap.bytes), sha1_hex(&p.bytes));
                     Written::Done(Box::new(Done { meta, old_hash, count: p.count, added, bytes: p.bytes, hash }))

@@ -6,6 +6,7 @@
 //! with a busy timeout, so readers never block on the single writer.
 
 pub mod check;
+pub mod events;
 pub mod mirror;
 pub mod pool;
 pub mod stamp;
@@ -163,27 +164,37 @@ fn up_to_date(path: &Path, per_call: bool) -> Option<(DbPool, OpenState)> {
 fn up_to_date_conn(c: &Connection) -> Option<OpenState> {
     // One statement (each one a CLI process compiles costs tens of µs); it fails to compile
     // when a table is missing, which is "not up to date" too.
-    let (applied, tokenizer, any_file): (Option<i64>, Option<String>, bool) = c
+    let (applied, tokenizer, events, any_file): (Option<i64>, Option<String>, Option<String>, bool) = c
         .query_row(
             "SELECT (SELECT max(version) FROM refinery_schema_history), \
                     (SELECT value FROM meta WHERE key = 'tokenizer_version'), \
+                    (SELECT value FROM meta WHERE key = 'events_version'), \
                     EXISTS (SELECT 1 FROM files)",
             [],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
         .ok()?;
-    if !(applied == Some(LATEST_MIGRATION) && tokenizer.as_deref() == Some(TOKENIZER_VERSION.to_string().as_str())) {
+    if !(applied == Some(LATEST_MIGRATION) && derived_versions_match(tokenizer.as_deref(), events.as_deref())) {
         return None;
     }
     Some(if any_file { OpenState::Current } else { OpenState::Fresh })
 }
 
-/// Version of the newest migration in `migrations/` (`V12__usage_no_decay_index.sql`). A constant, not
+/// True when the `meta` values `tokenizer_version` and `events_version` of an index are this
+/// build's [`TOKENIZER_VERSION`] and [`events::EVENTS_VERSION`]: its derived rows (FTS5 text,
+/// token counts, event windows) are what this build would write. Otherwise the index is
+/// emptied and rebuilt from the files ([`prepare`]).
+fn derived_versions_match(tokenizer: Option<&str>, events: Option<&str>) -> bool {
+    tokenizer == Some(TOKENIZER_VERSION.to_string().as_str())
+        && events == Some(events::EVENTS_VERSION.to_string().as_str())
+}
+
+/// Version of the newest migration in `migrations/` (`V13__entry_events.sql`). A constant, not
 /// asked of refinery: refinery parses every migration name with a regex it compiles at run
 /// time, 8 % of a CLI call's CPU (profiled at 1M entries). The unit test
 /// `latest_migration_matches_the_embedded_set` fails when a migration is added without
 /// raising it.
-pub const LATEST_MIGRATION: i64 = 12;
+pub const LATEST_MIGRATION: i64 = 13;
 
 /// The name refinery records for memlayers' first migration (`V1__entries.sql` → `entries`):
 /// how an unstamped index of an older memlayers is told from another program's database.
@@ -424,30 +435,30 @@ fn prepare(path: &Path) -> Result<OpenState> {
     embedded::migrations::runner().run(&mut c).map_err(Error::migration)?;
     // The stamp: set on a new index, added to an index of an older memlayers (stamp module).
     c.pragma_update(None, "application_id", stamp::APPLICATION_ID)?;
-    let stored: Option<String> =
-        c.query_row("SELECT value FROM meta WHERE key = 'tokenizer_version'", [], |r| r.get(0)).optional()?;
-    let fresh = match stored {
-        Some(v) if v == TOKENIZER_VERSION.to_string() => {
-            let files: i64 = c.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
-            files == 0
-        }
-        _ => {
-            clear(&c)?;
-            c.execute(
-                "INSERT OR REPLACE INTO meta(key, value) VALUES('tokenizer_version', ?1)",
-                [TOKENIZER_VERSION.to_string()],
-            )?;
-            compact(&c)?;
-            true
-        }
+    let meta = |key: &str| -> Result<Option<String>> {
+        Ok(c.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()?)
+    };
+    let (tokenizer, events) = (meta("tokenizer_version")?, meta("events_version")?);
+    let fresh = if derived_versions_match(tokenizer.as_deref(), events.as_deref()) {
+        let files: i64 = c.query_row("SELECT count(*) FROM files", [], |r| r.get(0))?;
+        files == 0
+    } else {
+        clear(&c)?;
+        c.execute(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES('tokenizer_version', ?1), ('events_version', ?2)",
+            [TOKENIZER_VERSION.to_string(), events::EVENTS_VERSION.to_string()],
+        )?;
+        compact(&c)?;
+        true
     };
     Ok(if fresh { OpenState::Fresh } else { OpenState::Current })
 }
 
-/// Empties every derived table (entries, FTS, files, malformed).
+/// Empties every derived table (entries, token counts, event windows, FTS, files, malformed).
 pub fn clear(c: &Connection) -> Result<()> {
     c.execute_batch(
-        "DELETE FROM entry_rows; DELETE FROM entry_lens; DELETE FROM files; DELETE FROM malformed;
+        "DELETE FROM entry_rows; DELETE FROM entry_lens; DELETE FROM entry_events; DELETE FROM files;
+         DELETE FROM malformed;
          INSERT INTO entries_fts(entries_fts) VALUES('delete-all');",
     )?;
     Ok(())

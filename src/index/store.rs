@@ -413,7 +413,8 @@ impl Store {
     ) -> Result<()> {
         let path = self.root.join(crate::files::cold_rel(day));
         let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
-        let appended: Vec<sync::Appended> = appended.iter().map(|(l, e)| sync::Appended::new(*l, e)).collect();
+        let appended: Vec<sync::Appended> =
+            appended.iter().map(|(l, e)| sync::Appended::new(*l, e, self.tz())).collect();
         let written = WrittenFile::new(day, meta, old_bytes, old_entries, bytes, appended);
         let mut c = self.conn()?;
         let tx = c.transaction()?;
@@ -433,9 +434,9 @@ impl Store {
         let ctime_ns = crate::files::identity::ctime_ns(&w.meta);
         let stat = sync::FileStat { rel, day: w.day, size: w.bytes.len() as i64, mtime_ns, inode, ctime_ns };
         let done = !w.appended.is_empty()
-            && sync::append_indexed(tx, &stat, &w.old_hash, &w.hash, w.old_entries, &w.appended, Some(self.tz()))?;
+            && sync::append_indexed(tx, &stat, &w.old_hash, &w.hash, w.old_entries, &w.appended, self.tz())?;
         if !done {
-            sync::mirror_file(tx, &stat, w.bytes, &w.hash, Some(self.tz()))?;
+            sync::mirror_file(tx, &stat, w.bytes, &w.hash, self.tz())?;
         }
         Ok(())
     }
@@ -553,6 +554,6 @@ impl Mirror for ColdMirror<'_> {
     }
 
     fn apply(&mut self, c: &mut Connection, plan: &Plan, known: &HashMap<String, Known>) -> Result<SyncReport> {
-        sync::apply(c, self.root, plan, known, Some(self.tz), self.progress)
+        sync::apply(c, self.root, plan, known, self.tz, self.progress)
     }
 }

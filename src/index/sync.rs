@@ -299,13 +299,13 @@ pub struct LayerReport {
 
 /// Reads, hashes and mirrors the planned files; drops removed ones. Batches of
 /// [`BATCH_FILES`] files per transaction. `progress` is called with the number of files done;
-/// `tz` (the configured zone) is passed to [`mirror_file`].
+/// `tz` (the zone partitioning the day files) is passed to [`mirror_file`].
 pub fn apply(
     c: &mut Connection,
     root: &Path,
     p: &Plan,
     known: &HashMap<String, Known>,
-    tz: Option<chrono_tz::Tz>,
+    tz: chrono_tz::Tz,
     progress: &mut dyn FnMut(usize),
 ) -> Result<SyncReport> {
     let mut rep = SyncReport::default();
@@ -376,7 +376,8 @@ fn unreadable(tx: &Transaction, f: &FileStat, e: &std::io::Error) -> Result<Malf
     Ok(m)
 }
 
-/// Deletes every entry of a local date from `entries` and the FTS5 table.
+/// Deletes every entry of a local date from `entries`, the FTS5 table, `entry_lens` and
+/// `entry_events`.
 pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
     let (lo, hi) = id_range(day, day);
     {
@@ -392,24 +393,34 @@ pub fn delete_day(tx: &Transaction, day: NaiveDate) -> Result<()> {
     }
     tx.execute("DELETE FROM entry_rows WHERE id BETWEEN ?1 AND ?2", [lo, hi])?;
     crate::fts5::lens::delete_day(tx, day_number(day))?;
+    crate::index::events::delete_ids(tx, lo, hi)?;
     Ok(())
 }
 
-/// The FTS5 columns of one entry: its tag and its content, segmented ([`segment`]), as
-/// `entries_fts` stores them. Computed apart from the insert so that a caller with a second
-/// thread (an import's file stage) can segment there, beside the index inserts.
+/// What the index derives from one entry's text: its FTS5 columns — its tag and its content,
+/// segmented ([`segment`]), as `entries_fts` stores them — and its event windows
+/// ([`crate::index::events::event_days`], stored in `entry_events`). Computed apart from the
+/// insert so that a caller with a second thread (an import's file stage) can segment and parse
+/// there, beside the index inserts.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FtsText {
     /// `segment(tag)`.
     pub tag: String,
     /// `segment(content)`.
     pub body: String,
+    /// The event windows of the content, in the zone partitioning the day files.
+    pub events: Vec<crate::index::events::EventDays>,
 }
 
 impl FtsText {
-    /// The FTS5 columns of `e`.
-    pub fn of(e: &crate::files::entry::Entry) -> Self {
-        FtsText { tag: segment(&e.tag), body: segment(&e.content) }
+    /// The FTS5 columns and event windows of `e`; `tz` is the zone partitioning the day files
+    /// ([`crate::index::Store::tz`]), which anchors the event windows.
+    pub fn of(e: &crate::files::entry::Entry, tz: chrono_tz::Tz) -> Self {
+        FtsText {
+            tag: segment(&e.tag),
+            body: segment(&e.content),
+            events: crate::index::events::event_days(&e.content, e.ts, tz),
+        }
     }
 }
 
@@ -426,9 +437,10 @@ pub struct Appended<'a> {
 }
 
 impl<'a> Appended<'a> {
-    /// `entry` at `line`, with its FTS5 columns computed now.
-    pub fn new(line: i64, entry: &'a crate::files::entry::Entry) -> Self {
-        Appended { line, entry, fts: FtsText::of(entry) }
+    /// `entry` at `line`, with its FTS5 columns and event windows (in `tz`, the zone
+    /// partitioning the day files) computed now.
+    pub fn new(line: i64, entry: &'a crate::files::entry::Entry, tz: chrono_tz::Tz) -> Self {
+        Appended { line, entry, fts: FtsText::of(entry, tz) }
     }
 }
 
@@ -441,9 +453,8 @@ fn record_malformed(tx: &Transaction, m: &Malformed) -> Result<()> {
 
 /// The malformed-line report of an entry at `line` of the day file `f` whose timestamp falls
 /// on another local date in `tz` than the file's (it is indexed all the same, under the file's
-/// date); None when it does not, or when no zone is given.
-fn misdated(f: &FileStat, line: i64, e: &crate::files::entry::Entry, tz: Option<chrono_tz::Tz>) -> Option<Malformed> {
-    let tz = tz?;
+/// date); None when it does not.
+fn misdated(f: &FileStat, line: i64, e: &crate::files::entry::Entry, tz: chrono_tz::Tz) -> Option<Malformed> {
     let local = crate::files::local_date(e.ts, tz);
     (local != f.day).then(|| {
         let day = f.day.format("%Y-%m-%d");
@@ -480,9 +491,10 @@ pub fn room_in_day(indexed: usize) -> usize {
 /// Indexes entries appended to a file whose previous bytes (hash `old_hash`) the index already
 /// mirrors, without touching the existing rows. `first_ordinal` is the number of entries the
 /// file held before; `lines` are the new entries with their 1-based line numbers and FTS5
-/// columns. With `tz`, an appended entry dated another local day than the file is recorded in
-/// `malformed` as [`mirror_file`] records it (an import of an archive dated in another zone),
-/// so the index reports what a rebuild from the file would. Returns false (doing nothing) when
+/// columns. In `tz` (the zone partitioning the day files), an appended entry dated another
+/// local day than the file is recorded in `malformed` as [`mirror_file`] records it (an import
+/// of an archive dated in another zone), so the index reports what a rebuild from the file
+/// would. Returns false (doing nothing) when
 /// the index does not hold `old_hash` for the file, so the caller falls back to
 /// [`mirror_file`].
 pub fn append_indexed(
@@ -492,7 +504,7 @@ pub fn append_indexed(
     new_hash: &str,
     first_ordinal: usize,
     lines: &[Appended<'_>],
-    tz: Option<chrono_tz::Tz>,
+    tz: chrono_tz::Tz,
 ) -> Result<bool> {
     // Cached statements: an import runs these once per day file.
     let known: Option<(String, i64)> = tx
@@ -589,7 +601,8 @@ pub fn insert_row(
 /// false` ([`crate::query::Item::ts_known`]).
 pub const UNDATED_SOURCE: &str = "";
 
-/// Inserts one entry into `entry_rows` and, with its FTS5 columns `fts`, the FTS5 table;
+/// Inserts one entry into `entry_rows` and, with its FTS5 columns and event windows `fts`, the
+/// FTS5 table and `entry_events`;
 /// `ts_known` false for a bullet without a timestamp ([`UNDATED_SOURCE`]). Returns its token
 /// count ([`crate::fts5::lens::tokens_of`]), which the caller stores with the day's others
 /// ([`crate::fts5::lens::append`]).
@@ -605,6 +618,7 @@ fn insert_entry(
     insert_row(tx, id, e.ts, &e.tag, &e.content, source.as_deref(), lineno)?;
     let mut ins = tx.prepare_cached("INSERT INTO entries_fts(rowid, tag, body) VALUES(?1, ?2, ?3)")?;
     ins.execute(params![id, fts.tag, fts.body])?;
+    crate::index::events::insert(tx, id, &fts.events)?;
     Ok(crate::fts5::lens::tokens_of(&fts.tag, &fts.body))
 }
 
@@ -612,17 +626,19 @@ fn insert_entry(
 /// (invalid UTF-8 is decoded lossily and reported as line 0). Entry lines are indexed, and so
 /// is each hand-written bullet without a timestamp (`- 买了新的跑鞋`,
 /// [`undated_bullet`](crate::files::entry::undated_bullet)): tag `-`, its instant the start of
-/// the file's local day in `tz` (UTC midnight without one), marked time-unknown
-/// ([`UNDATED_SOURCE`]); the file is not rewritten to add a timestamp. Returns entries indexed
-/// and the malformed lines: entry-looking lines that could not be read, near misses of the
-/// entry format ([`near_miss`](crate::files::entry::near_miss)), lines past the day's limit, and — when `tz` is given — entries whose timestamp falls on another local date than the
-/// file's (indexed all the same, under the file's date).
+/// the file's local day in `tz`, marked time-unknown ([`UNDATED_SOURCE`]); the file is not
+/// rewritten to add a timestamp. Returns entries indexed and the malformed lines: entry-looking
+/// lines that could not be read, near misses of the entry format
+/// ([`near_miss`](crate::files::entry::near_miss)), lines past the day's limit, and entries
+/// whose timestamp falls on another local date in `tz` (the zone partitioning the day files,
+/// which also anchors event windows) than the file's (indexed all the same, under the file's
+/// date).
 pub fn mirror_file(
     tx: &Transaction,
     f: &FileStat,
     bytes: &[u8],
     hash: &str,
-    tz: Option<chrono_tz::Tz>,
+    tz: chrono_tz::Tz,
 ) -> Result<(usize, Vec<Malformed>)> {
     debug_assert_eq!(cold_rel(f.day), f.rel);
     delete_day(tx, f.day)?;
@@ -637,10 +653,7 @@ pub fn mirror_file(
     let mut n = 0usize;
     let mut lens = Vec::new();
     // A bullet without a timestamp is dated at the start of the file's local day.
-    let day_start = || match tz {
-        Some(tz) => crate::temporal::days::local_midnight(f.day, tz),
-        None => f.day.and_time(chrono::NaiveTime::MIN).and_utc(),
-    };
+    let day_start = || crate::temporal::days::local_midnight(f.day, tz);
     for (i, line) in text.split('\n').enumerate() {
         let lineno = i as i64 + 1;
         match parse_line(line) {
@@ -653,7 +666,7 @@ pub fn mirror_file(
                         content: content.to_string(),
                         source: None,
                     };
-                    lens.push(insert_entry(tx, base | n as i64, lineno, &e, &FtsText::of(&e), false)?);
+                    lens.push(insert_entry(tx, base | n as i64, lineno, &e, &FtsText::of(&e, tz), false)?);
                     n += 1;
                 }
                 None => {
@@ -666,7 +679,7 @@ pub fn mirror_file(
             LineKind::Entry(_) if n >= MAX_ENTRIES_PER_DAY => bad.push(over_limit(f, lineno)),
             LineKind::Entry(e) => {
                 bad.extend(misdated(f, lineno, &e, tz));
-                lens.push(insert_entry(tx, base | n as i64, lineno, &e, &FtsText::of(&e), true)?);
+                lens.push(insert_entry(tx, base | n as i64, lineno, &e, &FtsText::of(&e, tz), true)?);
                 n += 1;
             }
         }

@@ -43,6 +43,12 @@ pub struct Item {
     /// Query terms matched (recall/retrieve only).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub matched: Option<usize>,
+    /// `retrieve` with a time window only: `true` for an entry inside the window (widened or
+    /// not), `false` for one of the best matches outside it that fill the list when the window
+    /// holds fewer matches than the limit (they always come after every match inside). `None`
+    /// (omitted in JSON) when there is no window.
+    #[serde(rename = "inWindow", skip_serializing_if = "Option::is_none")]
+    pub in_window: Option<bool>,
 }
 
 impl crate::layers::usage::ops::Hit for Item {
@@ -72,6 +78,7 @@ pub fn item_from_row(r: &Row) -> rusqlite::Result<Item> {
         source: source.as_deref().and_then(Source::from_marker_body),
         score: None,
         matched: None,
+        in_window: None,
     })
 }
 
@@ -132,6 +139,7 @@ pub fn item_of(
         source: source.and_then(Source::from_marker_body),
         score: None,
         matched: None,
+        in_window: None,
     }
 }
 

@@ -10,7 +10,13 @@
 //!    `RetrieveArgs { no_time: true, .. }` returns (same ids, same order). `recall` keeps the
 //!    plugin's keyword semantics (AND of every term by default).
 //! 3. With a window: the window's local dates become a rowid range inside the FTS5 query
-//!    (`entries_fts MATCH ? AND rowid BETWEEN ? AND ?`), applied before BM25 ranks. The
+//!    (`entries_fts MATCH ? AND rowid BETWEEN ? AND ?`), applied before BM25 ranks: the
+//!    entries whose record date is in the window. The gate also admits the entries one of
+//!    whose event windows (the time expressions of their own text, anchored at their own
+//!    timestamp: [`crate::index::events`], docs/event-time.md) overlaps the window's local
+//!    dates: their ids come from the index on `entry_events`
+//!    ([`OVERLAP_IDS_SQL`](crate::index::events::OVERLAP_IDS_SQL)), and their rows are matched
+//!    and counted beside the range's candidates, before BM25 ranks them all. The
 //!    text left after removing the time expression is stripped of stop words
 //!    (`stopwords`) and scored by BM25 in OR mode, so "我吃了什么" still finds 「晚饭吃了火锅」.
 //!    When the window's boundaries are not local midnights of the configured zone (an explicit
@@ -18,9 +24,14 @@
 //!    are the rowid range and the UTC timestamps are filtered exactly as well.
 //!    Conversation context (memlayers): a hit that asks a question (text ending in `?`/`？`)
 //!    is followed by the next entry of its day file, its reply, with the same score.
-//! 4. Nothing left to score → the window's entries, newest first, top N.
+//! 4. Nothing left to score → the window's entries (record date or event window), newest
+//!    first by record time, top N.
 //! 5. No hit in the window → widen once (±1 day for windows up to 7 days, ±7 days for longer),
-//!    reported in `explain`; still nothing → an empty result, never an error.
+//!    reported in `explain`. Then, when the window (widened or not) holds fewer matches than
+//!    the limit, the list is filled with the best matches outside it — the same question's
+//!    ranking without a window — after every match inside it; each item says which it is
+//!    (`in_window`, JSON `inWindow`) and `explain` counts both (`inWindow`, `filled`). A
+//!    question whose words match anything in the archive never gets an empty answer.
 //! 6. Time never votes in the ranking of a window. The optional recency decay `exp(-Δt/τ)`
 //!    (config `recencyTauDays`, off by default) is the implicit freshness of queries WITHOUT a
 //!    time window: a small bounded term of the one score (`search` module docs);
@@ -77,6 +88,10 @@ pub struct RetrieveArgs {
     /// Switch the time-expression parser off: the whole query is natural-language text, and
     /// there is no window unless `time_range` gives one (rule 2's "without this feature").
     pub no_time: bool,
+    /// Gate on record dates only: a window admits the entries written in it and not those
+    /// whose text names a time inside it (event windows, docs/event-time.md). For measuring
+    /// what event time changes.
+    pub record_time_only: bool,
 }
 
 /// Where the window came from.
@@ -122,8 +137,40 @@ pub struct Explain {
     /// The exact UTC filter added when the window's edges are not local midnights of the zone
     /// that partitions the files.
     pub utc_filter: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// With a window: how many hits came from inside it (widened or not).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_window: Option<usize>,
+    /// With a window: how many hits are the best matches outside it, filling the list when the
+    /// window held fewer matches than the limit (rule 5's fill-up); they come after every hit
+    /// inside and are marked `inWindow: false`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub filled: Option<usize>,
+    /// The event-time part of the gate, when there is a window and `record_time_only` is off.
+    pub event_time: Option<EventTime>,
     /// Score parts of every hit, best first.
     pub hits: Vec<ScoreParts>,
+}
+
+/// What the event-time part of a window's gate did (docs/event-time.md): how many entries it
+/// admitted besides those recorded in the window, and where the matches and hits came from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct EventTime {
+    /// The SQL that listed the admitted entries: `?1`/`?2` the window's local dates `[start,
+    /// end)` as day numbers (days since 0001-01-01, that date being day 1), `?3`/`?4` the rowid
+    /// range of the record dates, whose entries it leaves out.
+    pub sql: String,
+    /// Entries outside the window's own days with an event window overlapping it, before any
+    /// text matching.
+    pub admitted: i64,
+    /// Matching entries whose record date is in the window (the rowid range).
+    pub matched_by_record_date: i64,
+    /// Matching entries admitted by an event window.
+    pub matched_by_event_window: i64,
+    /// Returned entries whose record date is in the window.
+    pub hits_by_record_date: usize,
+    /// Returned entries admitted by an event window.
+    pub hits_by_event_window: usize,
 }
 
 /// A widening applied after zero hits.
@@ -224,15 +271,23 @@ pub fn or_query(rest: &str) -> Option<(Query, String)> {
     (!terms.is_empty()).then_some((Query { terms, probes, mode: Mode::Or }, scored))
 }
 
-/// The gate of one search: a rowid range and, when needed, an exact UTC filter.
-#[derive(Debug, Clone, Copy)]
+/// The gate of one search: a rowid range (the record dates) and, when needed, an exact UTC
+/// filter; and, unless the call gates on record time only, the entries outside the range
+/// that an event window admits.
+#[derive(Debug, Clone)]
 struct Gate {
     range: (i64, i64),
     ts: Option<(DateTime<Utc>, DateTime<Utc>)>,
+    /// Whether event windows admit entries too.
+    events: bool,
+    /// The entries outside `range` with an event window overlapping the range's local dates,
+    /// ascending ids ([`Store::admit_by_event`]); empty until then.
+    by_event: Vec<i64>,
 }
 
 impl Gate {
-    /// The local dates (of the zone partitioning the files) whose day files the gate reads.
+    /// The local dates (of the zone partitioning the files) whose day files the gate's rowid
+    /// range reads.
     fn days(&self) -> SyncScope {
         let day = |id: i64| crate::files::day_from_number(id >> crate::index::sync::ORDINAL_BITS);
         match (day(self.range.0), day(self.range.1)) {
@@ -240,19 +295,74 @@ impl Gate {
             _ => SyncScope::All,
         }
     }
+
+    /// The day files whose changes can change the gate's answer: the range's, or every day
+    /// file when event windows admit entries too (an entry naming this window may be written
+    /// on any day).
+    fn sync_scope(&self) -> SyncScope {
+        if self.events { SyncScope::All } else { self.days() }
+    }
+
+    /// The local dates `[start, end)` of the rowid range as day numbers: what an event window
+    /// must overlap.
+    fn day_numbers(&self) -> (i64, i64) {
+        let bits = crate::index::sync::ORDINAL_BITS;
+        (self.range.0 >> bits, (self.range.1 >> bits) + 1)
+    }
+
+    /// True when the gate admits entry `id` by an event window (not by its record date).
+    fn by_event(&self, id: i64) -> bool {
+        self.by_event.binary_search(&id).is_ok()
+    }
+
+    /// The explain block of the event-time part (`None` when it is off): `matched` matches
+    /// of which `matched_by_event` came by event window, and the hits.
+    fn explain(&self, matched: i64, matched_by_event: i64, hits: &[(Item, ScoreParts)]) -> Option<EventTime> {
+        self.events.then(|| {
+            let by_event = hits.iter().filter(|(i, _)| self.by_event(i.id)).count();
+            let by_record = hits.iter().filter(|(i, _)| (self.range.0..=self.range.1).contains(&i.id)).count();
+            EventTime {
+                sql: crate::index::events::OVERLAP_IDS_SQL.to_string(),
+                admitted: self.by_event.len() as i64,
+                matched_by_record_date: matched - matched_by_event,
+                matched_by_event_window: matched_by_event,
+                hits_by_record_date: by_record,
+                hits_by_event_window: by_event,
+            }
+        })
+    }
 }
 
 impl Store {
     /// The gate for instants `[start, end)` covering local dates `[from, to_excl)` in `tz`:
     /// a pure rowid range when those are local midnights of the zone partitioning the files,
-    /// else the covering days' rowid range plus an exact UTC filter.
-    fn gate(&self, start: DateTime<Utc>, end: DateTime<Utc>, from: NaiveDate, to_excl: NaiveDate) -> Gate {
+    /// else the covering days' rowid range plus an exact UTC filter. With `events`, event
+    /// windows admit entries too ([`Store::admit_by_event`] lists them), by the covering days.
+    fn gate(
+        &self,
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        from: NaiveDate,
+        to_excl: NaiveDate,
+        events: bool,
+    ) -> Gate {
         let cfg = self.tz();
         if local_midnight(from, cfg) == start && local_midnight(to_excl, cfg) == end {
-            return Gate { range: id_range(from, to_excl - Duration::days(1)), ts: None };
+            return Gate { range: id_range(from, to_excl - Duration::days(1)), ts: None, events, by_event: Vec::new() };
         }
         let (a, b) = (local_date(start, cfg), local_date(end - Duration::nanoseconds(1), cfg));
-        Gate { range: id_range(a, b), ts: Some((start, end)) }
+        Gate { range: id_range(a, b), ts: Some((start, end)), events, by_event: Vec::new() }
+    }
+
+    /// Lists the entries the gate admits by an event window ([`Gate::by_event`]): those
+    /// outside its rowid range with an event window overlapping its local dates, through the
+    /// index on `entry_events` ([`crate::index::events::overlapping`]). A no-op when event
+    /// windows are off for the call.
+    fn admit_by_event(&self, g: &mut Gate) -> Result<()> {
+        if g.events {
+            g.by_event = crate::index::events::overlapping(&*self.conn()?, g.day_numbers(), g.range)?;
+        }
+        Ok(())
     }
 
     /// Time-gated retrieval (module docs). Errors: `limit` outside 1–50, `query` longer than
@@ -309,6 +419,9 @@ impl Store {
                 sql,
                 rowid_range: None,
                 utc_filter: None,
+                in_window: None,
+                filled: None,
+                event_time: None,
                 hits: vec![],
             }));
         };
@@ -320,28 +433,30 @@ impl Store {
         let mut from = w.start_date;
         let mut to_excl = w.end_date;
         let mut widened = None;
+        let events = !args.record_time_only;
         loop {
-            let gate = match widened {
-                None => self.gate(w.start, w.end, from, to_excl),
-                Some(_) => self.gate(local_midnight(from, tz), local_midnight(to_excl, tz), from, to_excl),
+            let mut gate = match widened {
+                None => self.gate(w.start, w.end, from, to_excl, events),
+                Some(_) => self.gate(local_midnight(from, tz), local_midnight(to_excl, tz), from, to_excl, events),
             };
-            // Only the window's day files can change this answer: check those (a per-call
-            // store stats just them; a watching store checks its inotify queue).
-            stale |= self.sync_reader_scoped(false, gate.days())?.stale;
+            // Only the day files the gate reads can change this answer: check those (a
+            // per-call store stats just them; a watching store checks its inotify queue).
+            stale |= self.sync_reader_scoped(false, gate.sync_scope())?.stale;
+            self.admit_by_event(&mut gate)?;
             // The window's size is reported by `explain` and is the count of a window-only
             // listing; a scored query does not need it (one statement less per call).
-            let candidates = if oq.is_none() || args.explain { Some(self.count_in_gate(gate)?) } else { None };
-            let (hits, matched, fts, sql, strategy) = match &oq {
+            let candidates = if oq.is_none() || args.explain { Some(self.count_in_gate(&gate)?) } else { None };
+            let (hits, matched, by_event, fts, sql, strategy) = match &oq {
                 Some((q, _)) => {
-                    let (hits, matched, sql) = self.search_gated(q, gate, limit, args.explain)?;
-                    let hits = self.with_replies(hits, limit)?;
-                    (hits, matched, Some(q.fts()), sql, "bm25-or")
+                    let ((hits, matched, sql), by_event) = self.search_gated(q, &gate, limit, args.explain)?;
+                    (hits, matched, by_event, Some(q.fts()), sql, "bm25-or")
                 }
                 None => {
-                    let hits = self.window_newest(gate, limit)?;
+                    let hits = self.window_newest(&gate, limit)?;
                     (
                         hits,
                         candidates.unwrap_or_default(),
+                        gate.by_event.len() as i64,
                         None,
                         window_sql(gate.ts.is_some()).to_string(),
                         "window-only",
@@ -361,6 +476,16 @@ impl Store {
                 continue;
             }
             let scored_text = oq.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
+            let (hits, filled) = match &oq {
+                Some((q, _)) => {
+                    let (hits, filled, fill_stale) = self.fill_up(q, hits, &gate, limit, args.explain)?;
+                    stale |= fill_stale;
+                    (hits, filled)
+                }
+                None => (mark(hits, true), 0),
+            };
+            let in_window = hits.len() - filled;
+            let event_time = if args.explain { gate.explain(matched, by_event, &hits) } else { None };
             return Ok(self.finish(args, stale, hits, matched, widened.clone(), || Explain {
                 window: Some(w.clone()),
                 window_source: source,
@@ -374,9 +499,49 @@ impl Store {
                 sql,
                 rowid_range: Some(gate.range),
                 utc_filter: gate.ts,
+                in_window: Some(in_window),
+                filled: Some(filled),
+                event_time,
                 hits: vec![],
             }));
         }
+    }
+
+    /// Rule 5's fill-up: the window's matches (`inside`, best first) marked inside, then, when
+    /// they are fewer than `limit`, the best matches of the whole archive outside the window's
+    /// rowid range (the same question's ranking without a window, rule 2) marked outside, up to
+    /// `limit`; then conversation replies ([`Store::with_replies`]), which take their
+    /// question's mark. Returns the list, how many items are outside the window, and whether
+    /// the index was behind the files for the search over every day.
+    fn fill_up(
+        &self,
+        q: &Query,
+        inside: Vec<(Item, ScoreParts)>,
+        gate: &Gate,
+        limit: usize,
+        explain: bool,
+    ) -> Result<Filled> {
+        let mut list = mark(inside, true);
+        let mut stale = false;
+        if list.len() < limit {
+            // Up to `list.len()` of the best overall may be inside the window already: ask for
+            // that many more, so the list can still reach `limit`.
+            let want = limit + list.len();
+            let (outside, s) = self.read_synced(|| {
+                let (hits, _, _) = self.search(q, None, None, want, self.config().recency_tau_days, explain)?;
+                Ok(hits)
+            })?;
+            stale = s;
+            // Entries of the window's rowid range, and those its event windows admit, are the
+            // window's: found by its own search.
+            let in_range =
+                |id: i64| (gate.range.0 <= id && id <= gate.range.1) || gate.by_event.binary_search(&id).is_ok();
+            let room = limit - list.len();
+            list.extend(mark(outside.into_iter().filter(|(i, _)| !in_range(i.id)).take(room).collect(), false));
+        }
+        let list = self.with_replies(list, limit)?;
+        let filled = list.iter().filter(|(i, _)| i.in_window == Some(false)).count();
+        Ok((list, filled, stale))
     }
 
     fn finish(
@@ -409,13 +574,14 @@ impl Store {
         let mut out: Vec<(Item, ScoreParts)> = Vec::with_capacity(hits.len() + 2);
         for (item, parts) in hits {
             let next = asks(&item.content).then_some(item.id + 1);
-            let score = parts.score;
+            let (score, in_window) = (parts.score, item.in_window);
             out.push((item, parts));
             let Some(next) = next.filter(|n| !ids.contains(n) && !out.iter().any(|(i, _)| i.id == *n)) else {
                 continue;
             };
             if let Some(mut reply) = st.query_map([next], item_from_row)?.next().transpose()? {
                 reply.score = Some(round4(score));
+                reply.in_window = in_window;
                 let weight = self.weights_on(&c, std::slice::from_ref(&reply))[0];
                 let p = ScoreParts { id: reply.id, bm25: 0.0, text: 0.0, weight, recent: 0.0, recency: 0.0, score };
                 out.push((reply, p));
@@ -425,9 +591,11 @@ impl Store {
         Ok(out)
     }
 
-    fn count_in_gate(&self, g: Gate) -> Result<i64> {
+    /// The entries a gate admits: those recorded in its range (and UTC filter) and those its
+    /// event windows admit.
+    fn count_in_gate(&self, g: &Gate) -> Result<i64> {
         let c = self.conn()?;
-        Ok(match (g.ts, g.days()) {
+        let recorded: i64 = match (g.ts, g.days()) {
             // Whole days: the per-file entry counts sync keeps (`files.entries` is the number of
             // ids the day holds), one row per day instead of a walk over every entry row of
             // the window (26 % of a `去年` call at 1M entries).
@@ -447,13 +615,23 @@ impl Store {
                 params![g.range.0, g.range.1, crate::files::entry::format_ts(a), crate::files::entry::format_ts(b)],
                 |r| r.get(0),
             )?,
-        })
+        };
+        Ok(recorded + g.by_event.len() as i64)
     }
 
-    fn window_newest(&self, g: Gate, limit: usize) -> Result<Vec<(Item, ScoreParts)>> {
+    /// The newest `limit` entries a gate admits, newest first by record time (entry id): the
+    /// range's newest and the newest of those its event windows admit, merged.
+    fn window_newest(&self, g: &Gate, limit: usize) -> Result<Vec<(Item, ScoreParts)>> {
         let c = self.conn()?;
         let ms = g.ts.map(|(a, b)| (a.timestamp_millis(), b.timestamp_millis()));
-        let rows = crate::query::newest_in_range(&c, g.range, ms, limit)?;
+        let mut rows = crate::query::newest_in_range(&c, g.range, ms, limit)?;
+        if !g.by_event.is_empty() {
+            // The newest admitted by event window are the highest ids (the list is ascending).
+            let newest = &g.by_event[g.by_event.len().saturating_sub(limit)..];
+            rows.extend(crate::query::items_by_id(&c, newest)?.into_values());
+            rows.sort_unstable_by_key(|r| std::cmp::Reverse(r.id));
+            rows.truncate(limit);
+        }
         let ws = self.weights_on(&c, &rows);
         Ok(rows
             .into_iter()
@@ -465,11 +643,33 @@ impl Store {
             .collect())
     }
 
-    fn search_gated(&self, q: &Query, g: Gate, limit: usize, explain: bool) -> Result<crate::query::search::Searched> {
+    /// The ranked search of a gate: its range's matches and those of the entries it admits by
+    /// event window, and how many of the matches are the latter.
+    fn search_gated(
+        &self,
+        q: &Query,
+        g: &Gate,
+        limit: usize,
+        explain: bool,
+    ) -> Result<(crate::query::search::Searched, i64)> {
         // Inside a window time never votes: no recency decay (rule 6).
         let ts = g.ts.map(|(a, b)| (crate::files::entry::format_ts(a), crate::files::entry::format_ts(b)));
-        self.search(q, Some(g.range), ts, limit, None, explain)
+        self.search_admitting(q, Some(g.range), ts, &g.by_event, limit, None, explain)
     }
+}
+
+/// What [`Store::fill_up`] returns: the hits, how many are outside the window, and whether the
+/// index was behind the files.
+type Filled = (Vec<(Item, ScoreParts)>, usize, bool);
+
+/// Marks every hit as inside (`true`) or outside the window.
+fn mark(hits: Vec<(Item, ScoreParts)>, inside: bool) -> Vec<(Item, ScoreParts)> {
+    hits.into_iter()
+        .map(|(mut i, p)| {
+            i.in_window = Some(inside);
+            (i, p)
+        })
+        .collect()
 }
 
 /// True when an entry's text asks a question (ends with `?` or `？`).

@@ -676,6 +676,43 @@ fn term_union(
     Ok((out, ids.len() as i64))
 }
 
+/// The statement that reads an entry admitted by its event windows ([`admitted_candidates`]),
+/// once per id: its tag, tag id, text and instant (ms since 1970).
+pub const ADMITTED_ROW_SQL: &str = "SELECT r.tag, r.tag_id, r.content, \
+     (((r.id >> 20) - 719163) * 86400000 + r.ts_off) FROM entry_rows r WHERE r.id = ?1";
+
+/// The matches of `q` among the entries `ids` (those a time gate admits by their event
+/// windows, [`crate::index::events`]), newest first, each row read by id and matched and
+/// counted in Rust as a window scan does ([`scan_candidates`]: the byte pre-filter, then
+/// [`bm25::Counter`], which counts what FTS5 would), and their number. Ids without a row
+/// (deleted since) are skipped.
+fn admitted_candidates(
+    c: &Connection,
+    q: &Query,
+    counter: &mut bm25::Counter,
+    ids: &[i64],
+) -> Result<(Vec<Candidate>, i64)> {
+    let mut st = c.prepare_cached(ADMITTED_ROW_SQL)?;
+    let pre = bm25::Prefilter::new(q);
+    let mut tags = TagNames::default();
+    let mut out = Vec::new();
+    for &id in ids.iter().rev() {
+        let mut rows = st.query([id])?;
+        let Some(r) = rows.next()? else { continue };
+        let tag = tags.get(c, opt_text(r, 0)?, r.get(1)?)?;
+        if !pre.may_match(tag.as_bytes(), bytes(r, 2)?) {
+            continue;
+        }
+        let content = text(r, 2)?;
+        counter.count(tag, content);
+        if counter.matches() {
+            out.push(Candidate::counted(id, counter, r.get(3)?, content));
+        }
+    }
+    let n = out.len() as i64;
+    Ok((out, n))
+}
+
 /// The SQL of a scan ([`WINDOW_SCAN_ROWS`]): entry rows newest first as `id, tag, content, ts_ms`,
 /// each then matched and scored in Rust. Parameters: `?1`/`?2` rowid range, `?3`/`?4` the
 /// UTC filter's bounds (ms since 1970).
@@ -822,8 +859,29 @@ impl Store {
         tau_days: Option<f64>,
         exact_bm25: bool,
     ) -> Result<Searched> {
+        Ok(self.search_admitting(q, range, ts, &[], limit, tau_days, exact_bm25)?.0)
+    }
+
+    /// [`Store::search`] of a time gate that also admits the entries `by_event` (ids outside
+    /// `range`, ascending: those with an event window overlapping the window,
+    /// [`crate::index::events`]): their rows are read by id and matched and counted in Rust as
+    /// a window scan's are ([`admitted_candidates`]), and join the range's candidates before
+    /// BM25 ranks them (the newest [`MAX_SCORED`] of both). Also returns how many of the
+    /// matches are such entries.
+    #[allow(clippy::too_many_arguments)] // the gate's parts, as `search` takes them, plus one
+    pub(crate) fn search_admitting(
+        &self,
+        q: &Query,
+        range: Option<(i64, i64)>,
+        ts: Option<(String, String)>,
+        by_event: &[i64],
+        limit: usize,
+        tau_days: Option<f64>,
+        exact_bm25: bool,
+    ) -> Result<(Searched, i64)> {
         if self.config().ranker == crate::config::Ranker::Sqlite {
-            return self.search_sqlite(q, range, ts, limit, tau_days);
+            // The stock ranker knows no event windows (it ranks FTS5's own matches).
+            return Ok((self.search_sqlite(q, range, ts, limit, tau_days)?, 0));
         }
         let c = self.conn()?;
         // One read transaction for the whole query: every statement outside one opens and
@@ -842,7 +900,7 @@ impl Store {
         let mut scanned = false;
         // The SQL that found the candidates through FTS5, when it did (`explain` shows it).
         let mut ran = None;
-        let (rows, matched) = match range {
+        let (mut rows, mut matched) = match range {
             // A prefix probe in a small window: read the window's rows (see
             // WINDOW_SCAN_ROWS), every match counted.
             Some(r) if short && window_rows_at_most(&c, r.0, r.1, WINDOW_SCAN_ROWS)? => {
@@ -911,6 +969,17 @@ impl Store {
                 (rows, matched)
             }
         };
+        let mut matched_by_event = 0;
+        if !by_event.is_empty() {
+            let (admitted, n) = admitted_candidates(&c, q, &mut counter, by_event)?;
+            if n > 0 {
+                matched_by_event = n;
+                matched += n;
+                rows.extend(admitted);
+                rows.sort_unstable_by_key(|r| std::cmp::Reverse(r.id));
+                rows.truncate(MAX_SCORED);
+            }
+        }
         let ts_filter = ts.is_some();
         let opts =
             RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank, matched, exact_bm25 };
@@ -932,7 +1001,7 @@ impl Store {
             None if scanned => scan_sql(ts_filter),
             None => ranked_sql(range.is_some(), ts_filter),
         };
-        Ok((hits, matched, sql))
+        Ok(((hits, matched, sql), matched_by_event))
     }
 }
 

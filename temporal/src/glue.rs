@@ -86,7 +86,7 @@ const RELATIONAL_NEXT: [&str; 12] =
 const MID_ALLOW: &str = "的我你他她它咱到至和跟与时要在有是就都也还又去来做";
 
 /// English words that make the next expression something other than a past window.
-const EN_BLOCK: [&str; 20] = [
+const EN_BLOCK: [&str; 21] = [
     "every",
     "each",
     "per",
@@ -107,6 +107,7 @@ const EN_BLOCK: [&str; 20] = [
     "thru",
     "between",
     "and",
+    "or",
 ];
 
 /// True if the hit starting at `start` stands at word boundaries on both sides.

@@ -20,7 +20,10 @@
 //!   outside an expression. If any clause holds the question, only expressions in such clauses
 //!   count (`早上好呀今天有点冷，话说我表姐的公司叫什么？` → none; `今天心情不错，我上周买的那本书
 //!   叫什么？` → last week). A text with no question word at all (an entry's own text, a keyword
-//!   query `上周 火锅`) counts as a whole, as it always did.
+//!   query `上周 火锅`) counts as a whole, as it always did. A clause that recalls what was said
+//!   before ([`RECALL_ZH`]: 提到 说过 聊过 …; [`RECALL_EN`]: mentioned told discussed talked)
+//!   names what the question is about and counts with it (`I mentioned visiting a museum two
+//!   months ago. Did I go with a friend?` → two months ago).
 
 use super::hit::{Head, Kind};
 use super::scan::Group;
@@ -58,6 +61,14 @@ const NOT_QUESTION_ZH: [&str; 6] = ["几乎", "哪怕", "好几", "十几", "几
 
 /// English question words (whole words).
 pub(crate) const QUESTION_EN: [&str; 6] = ["what", "when", "where", "who", "which", "how"];
+
+/// Chinese words by which a clause recalls what was said before (`我提到过上周…`): such a clause
+/// names what the question is about, so it counts as part of the question.
+pub(crate) const RECALL_ZH: [&str; 7] = ["提到", "提过", "说过", "聊过", "讲过", "告诉过", "跟你说"];
+
+/// English words by which a clause recalls what was said before (`I mentioned visiting a museum
+/// two months ago. Did I go with a friend?`): part of the question, as [`RECALL_ZH`].
+pub(crate) const RECALL_EN: [&str; 4] = ["mentioned", "told", "discussed", "talked"];
 
 /// A clause: chars `[start, end)`.
 type Clause = (usize, usize);
@@ -114,6 +125,12 @@ fn is_question(t: &Text, c: Clause, inside: &[bool]) -> bool {
         || has_word(t, c, inside, &["?"], &[])
 }
 
+/// True if the clause recalls what was said before ([`RECALL_ZH`], [`RECALL_EN`]): the thing it
+/// names is what the question asks about, so its expressions are not asides.
+fn is_recall(t: &Text, c: Clause, inside: &[bool]) -> bool {
+    has_word(t, c, inside, &RECALL_ZH, &[]) || has_word(t, c, inside, &RECALL_EN, &[])
+}
+
 /// True if the clause has a habit word (一般 only where it means "usually").
 fn is_habit(t: &Text, c: Clause, inside: &[bool]) -> bool {
     if has_word(t, c, inside, &HABIT_EN, &[]) {
@@ -138,19 +155,37 @@ fn is_yearly(t: &Text, c: Clause, inside: &[bool]) -> bool {
     has_word(t, c, inside, &YEARLY_ZH, &[]) || has_word(t, c, inside, &YEARLY_EN, &[])
 }
 
+/// True if a question, habit or yearly-date word occurs anywhere in `t` (inside expressions
+/// too, and 一般 in any sense): an over-approximation of "some rule may drop an expression".
+pub(crate) fn may_drop(t: &Text) -> bool {
+    let all = (0, t.len());
+    let none = vec![false; 0];
+    is_question(t, all, &none)
+        || is_yearly(t, all, &none)
+        || has_word(t, all, &none, &HABIT_EN, &[])
+        || (0..t.len()).any(|i| HABIT_ZH.iter().any(|w| t.has(i, w)))
+}
+
 /// The groups that name when something happened, in text order: each keeps only the members
 /// that the habit and yearly-date rules leave; a group left with none is dropped. With
 /// `questions`, the aside rule applies too (only clauses that hold the question count, when
 /// any does).
 pub(crate) fn keep(t: &Text, groups: Vec<Group>, questions: bool) -> Vec<Group> {
+    if groups.is_empty() {
+        // Most texts name no time: no clause work for them.
+        return groups;
+    }
     // Chars inside an expression (linear: expressions never overlap).
     let mut inside = vec![false; t.len()];
     for f in groups.iter().flatten() {
         inside[f.start.min(t.len())..f.end.min(t.len())].iter_mut().for_each(|x| *x = true);
     }
     let cs = clauses(t, &inside);
-    let asked: Vec<bool> = cs.iter().map(|&c| questions && is_question(t, c, &inside)).collect();
-    let any_asked = asked.iter().any(|&q| q);
+    let questioned: Vec<bool> = cs.iter().map(|&c| questions && is_question(t, c, &inside)).collect();
+    let any_asked = questioned.iter().any(|&q| q);
+    // A clause recalling what was said names the question's subject: it counts with the question.
+    let asked: Vec<bool> =
+        cs.iter().zip(&questioned).map(|(&c, &q)| q || (any_asked && is_recall(t, c, &inside))).collect();
     let habit: Vec<bool> = cs.iter().map(|&c| is_habit(t, c, &inside)).collect();
     let yearly: Vec<bool> = cs.iter().map(|&c| is_yearly(t, c, &inside)).collect();
     // Clauses are sorted and cover the text: a binary search finds a char's clause.

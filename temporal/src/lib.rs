@@ -129,6 +129,7 @@ mod iso;
 mod lunar;
 mod numbers;
 mod part_of_day;
+mod precheck;
 mod range;
 mod scan;
 mod since;
@@ -142,6 +143,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use serde::Serialize;
 
+pub use precheck::may_hold_time;
 pub use window::window_for_dates;
 
 /// What can go wrong in this crate: only a caller-given date range ([`window_for_dates`]).
@@ -240,7 +242,11 @@ pub struct ParseResult {
 /// is every query when the local date of `now` lies outside the years 1–9999.
 pub fn parse(text: &str, now: DateTime<Utc>, tz: Tz) -> ParseResult {
     let t = text::Text::new(text);
-    let groups = local_today(now, tz).map(|today| intent::keep(&t, scan::all(&t, today), true)).unwrap_or_default();
+    // Without a question, habit or yearly-date word anywhere, no rule can drop the first
+    // expression: the scan stops after it.
+    let max = if intent::may_drop(&t) { usize::MAX } else { 1 };
+    let groups =
+        local_today(now, tz).map(|today| intent::keep(&t, scan::all(&t, today, max), true)).unwrap_or_default();
     let Some(group) = groups.into_iter().next() else {
         return ParseResult { window: None, windows: Vec::new(), rest: text.to_string() };
     };
@@ -262,7 +268,11 @@ pub fn parse(text: &str, now: DateTime<Utc>, tz: Tz) -> ParseResult {
 pub fn parse_all(text: &str, now: DateTime<Utc>, tz: Tz) -> Vec<TimeWindow> {
     let t = text::Text::new(text);
     let Some(today) = local_today(now, tz) else { return Vec::new() };
-    intent::keep(&t, scan::all(&t, today), false).iter().flatten().map(|f| member_window(&t, f, tz)).collect()
+    intent::keep(&t, scan::all(&t, today, usize::MAX), false)
+        .iter()
+        .flatten()
+        .map(|f| member_window(&t, f, tz))
+        .collect()
 }
 
 /// The window of one expression found, with its span and text.

@@ -92,6 +92,13 @@ fn may_start(t: &Text, i: usize) -> bool {
     if c.is_ascii_alphanumeric() {
         return !t.before(i).is_some_and(is_latin_word);
     }
+    is_start(c)
+}
+
+/// True if an expression can start with the normalised char `c`: a matcher's start char or a
+/// prefix of ranges and "since X" ([`may_start`] adds the word and quotation rules). Also the
+/// char test of [`crate::precheck`].
+pub(crate) fn is_start(c: char) -> bool {
     PREFIX_STARTS.contains(c) || MATCHERS.iter().any(|(starts, _)| starts.iter().any(|s| s.matches(c)))
 }
 
@@ -181,13 +188,15 @@ fn union_member(t: &Text, k: usize, x: &Hit, cx: &Ctx) -> Option<Hit> {
     tied.hits.into_iter().chain(free).find(|y| glue::accepts_member(t, k, y))
 }
 
-/// Every time expression in `t`, left to right, as groups of union members. After an
-/// expression the scan resumes at its end, so expressions never overlap.
-pub(crate) fn all(t: &Text, today: NaiveDate) -> Vec<Group> {
+/// The time expressions in `t`, left to right, as groups of union members, at most `max`
+/// groups. After an expression the scan resumes at its end, so expressions never overlap.
+pub(crate) fn all(t: &Text, today: NaiveDate, max: usize) -> Vec<Group> {
     let cx = Ctx::new(today);
     let mut groups = Vec::new();
     let mut from = 0;
-    while let Some((start, hit)) = find_from(t, &cx, from) {
+    while groups.len() < max
+        && let Some((start, hit)) = find_from(t, &cx, from)
+    {
         let mut group = vec![found(t, start, hit)];
         while group.len() < MAX_UNION {
             let x = &group[group.len() - 1].hit;

@@ -60,14 +60,25 @@ fn chinese_archive_imports_once_and_answers_time_questions() {
     let r = m.by_date("2022-07-21", "2022-07-21", Some(50)).unwrap();
     assert_eq!(r.matched, 19);
     assert!(r.items.iter().any(|i| i.ts == "2022-07-21T14:30:00.000Z" && i.content.contains("准时睡觉")));
-    // A time question: 阅读 last month → only May 2022, the three days that mention it.
+    // A time question: 阅读 last month → May 2022, the three days that mention it, and two
+    // January days whose entries name the whole year 2022 (event windows, docs/event-time.md):
+    // 01-06 "电子书2022年阅读计划开启" and 01-08 a link titled "今年过去多久了？".
     let q = RetrieveArgs { query: "上个月 阅读".into(), limit: Some(50), ..Default::default() };
     let r = m.retrieve(&q).unwrap();
-    let mut days: Vec<&str> = r.items.iter().map(|i| i.date.as_str()).collect();
+    // The window's own items (rule 5's fill-up appends matches of other months after them,
+    // marked `in_window: Some(false)`).
+    let inside = r.items.iter().take_while(|i| i.in_window == Some(true));
+    let mut days: Vec<&str> = inside.map(|i| i.date.as_str()).collect();
     days.dedup();
     days.sort();
     days.dedup();
+    assert_eq!(days, ["2022-01-06", "2022-01-08", "2022-05-07", "2022-05-09", "2022-05-16"]);
+    let by_record = RetrieveArgs { record_time_only: true, ..q.clone() };
+    let mut days: Vec<String> = m.retrieve(&by_record).unwrap().items.into_iter().map(|i| i.date).collect();
+    days.sort();
+    days.dedup();
     assert_eq!(days, ["2022-05-07", "2022-05-09", "2022-05-16"]);
+    assert!(r.items.iter().skip_while(|i| i.in_window == Some(true)).all(|i| i.in_window == Some(false)));
     // Without the window, 阅读 is found in other months too (January has 5 files with it).
     let all = m.recall("阅读", Some(50), None).unwrap();
     assert!(all.items.iter().any(|i| i.date.starts_with("2022-01")));

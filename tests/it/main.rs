@@ -20,6 +20,7 @@ mod compact_index;
 mod concurrency;
 mod corrupt_state;
 mod engine_core;
+mod event_time;
 mod example_archive;
 mod fts5_canary;
 mod fts5_parity;

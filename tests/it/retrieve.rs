@@ -13,8 +13,18 @@ fn example() -> (tempfile::TempDir, Memory) {
     crate::common::example_at(NOW)
 }
 
+/// The answer's items inside the window: rule 5's fill-up appends the best matches outside it
+/// (marked `in_window: Some(false)`, after every match inside); these tests check the window's
+/// own answer, so the filled items are checked to come last and then dropped.
 fn ask(m: &Memory, q: &str) -> memlayers::query::retrieve::RetrieveResult {
-    m.retrieve(&RetrieveArgs { query: q.into(), limit: Some(50), explain: true, ..Default::default() }).unwrap()
+    let mut r =
+        m.retrieve(&RetrieveArgs { query: q.into(), limit: Some(50), explain: true, ..Default::default() }).unwrap();
+    if let Some(first_out) = r.items.iter().position(|i| i.in_window == Some(false)) {
+        assert!(r.items[first_out..].iter().all(|i| i.in_window == Some(false)), "{q}: filled items last");
+        r.items.truncate(first_out);
+        r.returned = first_out;
+    }
+    r
 }
 
 fn dates_within(r: &memlayers::query::retrieve::RetrieveResult, from: &str, to: &str) {
@@ -49,7 +59,10 @@ fn last_week_agreements_come_from_last_week_only() {
     assert_eq!((w.start_date.to_string(), w.end_date.to_string()), ("2026-11-16".into(), "2026-11-23".into()));
     assert_eq!(w.start.to_rfc3339(), "2026-11-15T16:00:00+00:00");
     assert_eq!(ex.rest, "约定");
-    assert_eq!(ex.candidates_in_window, Some(22));
+    // 22 entries recorded last week, and 3 whose event windows (docs/event-time.md) overlap it:
+    // 10-14 下个月 (November), 10-26 今年 (2026), 11-01 十一月 (November).
+    assert_eq!(ex.candidates_in_window, Some(25));
+    assert_eq!(ex.event_time.map(|e| e.admitted), Some(3));
     assert_eq!(ex.fts_query.as_deref(), Some("(\"约定\")"));
     // Without the gate, recall ranks all 11 约定 entries, and last week's are not on top.
     let plain = m.recall("约定", Some(50), None).unwrap();
@@ -123,8 +136,18 @@ fn late_october_reading_notes() {
 fn last_month_trip() {
     let (_d, m) = example();
     let r = ask(&m, "上个月 青岛");
-    assert_eq!(r.matched, 5);
-    dates_within(&r, "2026-10-01", "2026-10-31");
+    // October's five, and the review written on 11-01 about October (十月, 国庆: its event
+    // windows) that tells of the Qingdao trip.
+    assert_eq!(r.matched, 6);
+    let (october, after): (Vec<_>, Vec<_>) = r.items.iter().partition(|i| i.date.as_str() <= "2026-10-31");
+    assert_eq!(october.len(), 5);
+    dates_within(
+        &memlayers::query::retrieve::RetrieveResult { items: october.into_iter().cloned().collect(), ..r.clone() },
+        "2026-10-01",
+        "2026-10-31",
+    );
+    assert_eq!(after.len(), 1);
+    assert!(after[0].content.starts_with("十月复盘"), "{}", after[0].content);
     assert_eq!(m.recall("青岛", Some(50), None).unwrap().matched, 8);
 }
 
@@ -132,10 +155,14 @@ fn last_month_trip() {
 fn window_only_query_lists_the_window_newest_first() {
     let (_d, m) = example();
     let r = ask(&m, "上周发生了什么");
-    assert_eq!(r.matched, 22);
-    assert_eq!(r.items.len(), 22);
+    // Last week's 22 entries newest first, then the 3 older ones whose event windows overlap
+    // it (11-01 十一月, 10-26 今年, 10-14 下个月: newest first by record time).
+    assert_eq!(r.matched, 25);
+    assert_eq!(r.items.len(), 25);
     assert_eq!(r.items[0].content, "交了手机话费 58 元");
     assert_eq!(r.items[21].content, "和阿雯约定：每周三晚上我不加班，固定接朵朵去上游泳课");
+    let dates: Vec<&str> = r.items[22..].iter().map(|i| i.date.as_str()).collect();
+    assert_eq!(dates, ["2026-11-01", "2026-10-26", "2026-10-14"]);
     assert_eq!(r.explain.unwrap().strategy, "window-only");
 }
 
@@ -153,7 +180,8 @@ fn explicit_range_skips_parsing() {
             ..Default::default()
         })
         .unwrap();
-    assert_eq!(r.matched, 5);
+    // As last_month_trip: October's five and the 11-01 review about October.
+    assert_eq!(r.matched, 6);
     let ex = r.explain.unwrap();
     assert_eq!(ex.window_source, WindowSource::Explicit);
     // "上周" in the text is not parsed when a range is given: it is just text.
@@ -276,8 +304,62 @@ fn a_blank_question_needs_a_range_and_then_lists_the_window() {
             ..Default::default()
         })
         .unwrap();
-    assert_eq!(r.matched, 9);
-    assert_eq!(r.items.len(), 9);
-    assert!(r.items[0].content.starts_with("读书笔记：《长安的荔枝》前半本"), "{}", r.items[0].content);
-    assert_eq!(r.items[8].content, "午饭点了黄焖鸡米饭");
+    // The 9 entries recorded 10-20 … 10-22, and 3 whose event windows overlap those days, newest
+    // first by record time: 11-01 (十月), 10-26 (今年) before them, 09-18 (下个月 = October) after.
+    assert_eq!(r.matched, 12);
+    assert_eq!(r.items.len(), 12);
+    assert!(r.items[0].content.starts_with("十月复盘"), "{}", r.items[0].content);
+    assert!(r.items[1].content.starts_with("公司年假今年还剩"), "{}", r.items[1].content);
+    assert!(r.items[2].content.starts_with("读书笔记：《长安的荔枝》前半本"), "{}", r.items[2].content);
+    assert_eq!(r.items[10].content, "午饭点了黄焖鸡米饭");
+    assert_eq!(r.items[11].content, "下个月给阿雯报一个瑜伽课");
+}
+
+/// Rule 5's fill-up: a window holding fewer matches than the limit is followed by the best
+/// matches outside it, each marked, and counted by `explain`; a window without any match,
+/// even widened, still answers with the matches elsewhere. Expected lists worked out from the
+/// four entries below (now = Sunday 2026-11-29 in Shanghai: 上周五 = Friday 2026-11-20).
+#[test]
+fn a_window_with_few_matches_is_filled_from_outside_it_after_them() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "cold/2026-11/2026-11-20.md",
+        "- [2026-11-20T02:00:00.000Z] [-] 给猫买了猫粮\n- [2026-11-20T03:00:00.000Z] [-] 今天下雨\n",
+    );
+    put(dir.path(), "cold/2026-11/2026-11-10.md", "- [2026-11-10T02:00:00.000Z] [-] 猫抓坏了沙发\n");
+    put(dir.path(), "cold/2026-10/2026-10-01.md", "- [2026-10-01T02:00:00.000Z] [-] 邻居家的猫很吵\n");
+    let m = open_at(dir.path(), NOW);
+    let run = |q: &str, limit: i64| {
+        m.retrieve(&RetrieveArgs { query: q.into(), limit: Some(limit), explain: true, ..Default::default() }).unwrap()
+    };
+    // One 猫 entry inside the window, first and marked inside; the other two 猫 entries after it,
+    // marked outside (their order is the no-window ranking's, not checked here).
+    let r = run("上周五 猫", 10);
+    let got: Vec<(&str, Option<bool>)> = r.items.iter().map(|i| (i.content.as_str(), i.in_window)).collect();
+    assert_eq!(got[0], ("给猫买了猫粮", Some(true)));
+    let mut rest = got[1..].to_vec();
+    rest.sort();
+    assert_eq!(rest, [("猫抓坏了沙发", Some(false)), ("邻居家的猫很吵", Some(false))]);
+    let ex = r.explain.unwrap();
+    assert_eq!((ex.in_window, ex.filled, r.matched), (Some(1), Some(2), 1));
+    // In JSON the mark is `inWindow`.
+    let json = serde_json::to_value(&r.items[1]).unwrap();
+    assert_eq!(json["inWindow"], serde_json::json!(false));
+    // A limit the window's matches reach: nothing is filled.
+    let r = run("上周五 猫", 1);
+    assert_eq!(r.items.len(), 1);
+    assert_eq!((r.items[0].content.as_str(), r.items[0].in_window), ("给猫买了猫粮", Some(true)));
+    assert_eq!(r.explain.unwrap().filled, Some(0));
+    // No 沙发 on 11-20, nor on 11-19 … 11-21 (widened once): the one match elsewhere answers.
+    let r = run("上周五 沙发", 10);
+    assert_eq!(r.widened.as_ref().map(|w| w.by.as_str()), Some("±1 day"));
+    let got: Vec<(&str, Option<bool>)> = r.items.iter().map(|i| (i.content.as_str(), i.in_window)).collect();
+    assert_eq!(got, [("猫抓坏了沙发", Some(false))]);
+    let ex = r.explain.unwrap();
+    assert_eq!((ex.in_window, ex.filled), (Some(0), Some(1)));
+    // Without a window nothing is marked (and the field is absent from JSON).
+    let r = run("沙发", 10);
+    assert_eq!(r.items[0].in_window, None);
+    assert!(serde_json::to_value(&r.items[0]).unwrap().get("inWindow").is_none());
 }

@@ -240,7 +240,7 @@ fn a_now_call_is_answered_by_the_server_at_its_instant() {
     let r = env.r();
     let _server = env.start(&[]);
     // The root's zone is UTC: 昨天 on 2026-11-21 is 2026-11-20, the day of both entries; on
-    // 2026-11-25 it is 2026-11-24, a day without any.
+    // 2026-11-25 it is 2026-11-24, a day without any (the match comes from outside it).
     let yesterday = |now: &str| ["--json", "--data-root", r, "--now", now, "retrieve", "昨天 火锅"].map(String::from);
     let args = yesterday("2026-11-21T10:00:00Z");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
@@ -250,15 +250,20 @@ fn a_now_call_is_answered_by_the_server_at_its_instant() {
     let args = yesterday("2026-11-25T10:00:00Z");
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let served = env.call("require", &args);
-    assert_eq!(contents(&json(&served)), Vec::<String>::new());
+    // Nothing on 2026-11-24 (nor 11-23 … 11-25, widened): rule 5's fill-up answers with the
+    // match outside the window, marked so.
+    assert_eq!(contents(&json(&served)), ["晚饭吃了火锅"]);
+    assert_eq!(json(&served)["items"][0]["inWindow"], serde_json::json!(false));
     assert_eq!(unscored(&served), unscored(&env.call("off", &args)));
     let recent = ["--json", "--now", "2026-11-20T23:00:00Z", "--data-root", r, "recent", "--days", "1"];
     let served = env.call("require", &recent);
     assert_eq!(contents(&json(&served)), ["晚饭吃了火锅", "买了牛奶和面包"]);
     assert_eq!(unscored(&served), unscored(&env.call("off", &recent)));
-    // Without --now, 昨天 is the day before the real clock's today, long after 2026-11-20.
+    // Without --now, 昨天 is the day before the real clock's today, long after 2026-11-20: the
+    // one match is outside that window (it fills the list, marked so).
     let o = env.call("require", &["--json", "--data-root", r, "retrieve", "昨天 火锅"]);
-    assert_eq!(contents(&json(&o)), Vec::<String>::new());
+    assert_eq!(contents(&json(&o)), ["晚饭吃了火锅"]);
+    assert_eq!(json(&o)["items"][0]["inWindow"], serde_json::json!(false));
     let bad = ["--data-root", r, "--now", "yesterday", "recall", "牛奶"];
     let (s, l) = (env.call("require", &bad), env.call("off", &bad));
     assert_eq!(s.status.code(), Some(2));

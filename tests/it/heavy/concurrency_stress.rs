@@ -102,6 +102,7 @@ fn stress_child() {
                     limit: None,
                     explain: false,
                     no_time: false,
+                    record_time_only: false,
                 };
                 m.retrieve(&q).unwrap();
                 m.hot_get().unwrap();

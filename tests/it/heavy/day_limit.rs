@@ -16,6 +16,7 @@ fn full_day() -> String {
 
 /// `write` into a full day exits 2 naming the limit and leaves the file byte for byte as it was.
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn a_write_into_a_full_day_is_refused_before_the_file_is_touched() {
     let dir = tempfile::tempdir().unwrap();
     // An index that mirrors another day: a per-call write then mirrors nothing before it writes.
@@ -41,6 +42,7 @@ fn a_write_into_a_full_day_is_refused_before_the_file_is_touched() {
 /// warning. (The day file is left unindexed, and the handle is a per-call one that mirrors
 /// nothing at open, so the test costs one read of the 40 MB file, not a million inserts.)
 #[test]
+#[ignore = "heavy: run by .ci/run"]
 fn an_import_into_a_full_day_reports_what_it_did_not_write() {
     let dir = tempfile::tempdir().unwrap();
     put(dir.path(), "cold/2026-10/2026-10-20.md", "- [2026-10-20T02:00:00.000Z] [-] 前一天\n");

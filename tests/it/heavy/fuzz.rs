@@ -677,6 +677,7 @@ fn fuzz_query_syntax() {
                 limit: Some(10),
                 explain: mode == 2,
                 no_time: mode == 1,
+                record_time_only: false,
             };
             (recall, m.retrieve(&args).map(|_| ()))
         })?;

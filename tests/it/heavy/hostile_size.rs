@@ -27,6 +27,7 @@ fn retrieve(m: &Memory, q: &str) -> memlayers::Result<memlayers::query::retrieve
         limit: Some(50),
         explain: false,
         no_time: false,
+        record_time_only: false,
     })
 }
 

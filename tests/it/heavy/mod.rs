@@ -3,9 +3,9 @@
 
 mod concurrency_stress;
 mod crash;
+mod day_limit;
 // The fuzz suite measures allocations with a counting global allocator (a thin `unsafe`
 // wrapper around `System`).
-mod day_limit;
 #[allow(unsafe_code)]
 mod fuzz;
 mod hostile_size;

@@ -1,0 +1,302 @@
+//! Record time and event time (docs/event-time.md): every entry gets the windows its own text
+//! names, anchored at its own timestamp in the data root's zone (Asia/Shanghai here, UTC+8,
+//! no DST), stored in `entry_events`; a question's window admits an entry whose record date is
+//! in it or one of whose event windows overlaps it. Real SQLite, real day files; the expected
+//! dates are worked out by hand from a calendar (2026-11-22 is a Sunday, so 2026-11-23 is a
+//! Monday and its Monday-week runs 11-23 … 11-29).
+
+use std::path::Path;
+
+use memlayers::Memory;
+use memlayers::layers::cold::WriteArgs;
+use memlayers::query::retrieve::{RetrieveArgs, RetrieveResult};
+
+use crate::common::*;
+
+/// Retrieves `q` with explain (limit 10, the default), event windows on or off.
+fn ask(m: &Memory, q: &str, record_time_only: bool) -> RetrieveResult {
+    m.retrieve(&RetrieveArgs { query: q.into(), explain: true, record_time_only, ..Default::default() }).unwrap()
+}
+
+fn contents(r: &RetrieveResult) -> Vec<String> {
+    r.items.iter().map(|i| i.content.clone()).collect()
+}
+
+fn sorted(mut v: Vec<String>) -> Vec<String> {
+    v.sort();
+    v
+}
+
+/// Every stored event window as (record date, content, first date, end date exclusive), in
+/// entry order, read through the documented view `entry_event_dates`.
+fn event_rows(m: &Memory) -> Vec<(String, String, String, String)> {
+    let c = m.conn().unwrap();
+    let mut st = c
+        .prepare(
+            "SELECT e.day, e.content, v.start_date, v.end_date FROM entry_event_dates v JOIN entries e USING (id) \
+             ORDER BY v.id, v.start_date",
+        )
+        .unwrap();
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .unwrap()
+        .collect::<rusqlite::Result<Vec<_>>>()
+        .unwrap()
+}
+
+fn row(day: &str, content: &str, from: &str, to: &str) -> (String, String, String, String) {
+    (day.into(), content.into(), from.into(), to.into())
+}
+
+fn write(m: &Memory, text: &str) {
+    let w = m.write(&WriteArgs { text: text.into(), tag: None, important: false, source: None }).unwrap();
+    assert!(w.added);
+}
+
+/// Deletes the index and its WAL companions: the next open rebuilds it from the day files.
+fn delete_index(root: &Path) {
+    for f in ["index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm"] {
+        let _ = std::fs::remove_file(root.join(f));
+    }
+}
+
+#[test]
+fn a_plan_written_on_monday_is_found_on_the_day_it_names() {
+    let dir = tempfile::tempdir().unwrap();
+    // Written through `write` on Monday 2026-11-23 10:00 (02:00Z): 下周三 = Wednesday of the
+    // week after (Monday 11-30) = 2026-12-02.
+    let m = open_at(dir.path(), "2026-11-23T02:00:00Z");
+    write(&m, "下周三交报告");
+    // Another report, written on its own day (11-10) with no time word: neither window
+    // below holds it.
+    put(dir.path(), "cold/2026-11/2026-11-10.md", "# 2026-11-10\n- [2026-11-10T02:00:00.000Z] [-] 写完了月度报告\n");
+    drop(m);
+    let m = open_at(dir.path(), "2026-11-23T07:00:00Z");
+    assert_eq!(event_rows(&m), [row("2026-11-23", "下周三交报告", "2026-12-02", "2026-12-03")]);
+
+    // Asked the same Monday: the window is 2026-12-02 (no entry is recorded there), the rest
+    // 要做什么 is a question frame only, so the window's entries are listed: the plan, by its
+    // event window.
+    let r = ask(&m, "下周三要做什么", false);
+    assert_eq!(contents(&r), ["下周三交报告"]);
+    let ex = r.explain.unwrap();
+    assert_eq!(ex.strategy, "window-only");
+    let w = ex.window.unwrap();
+    assert_eq!((w.start_date.to_string(), w.end_date.to_string()), ("2026-12-02".into(), "2026-12-03".into()));
+    let et = ex.event_time.unwrap();
+    assert_eq!((et.admitted, et.hits_by_record_date, et.hits_by_event_window), (1, 0, 1));
+    assert_eq!(ex.widened, None);
+    // Gated on record dates only, the window and its ±1-day widening hold nothing.
+    let r = ask(&m, "下周三要做什么", true);
+    assert_eq!(contents(&r), Vec::<String>::new());
+    assert_eq!(r.explain.unwrap().event_time, None);
+    drop(m);
+
+    // Asked on Thursday 2026-12-03: 12月2号 is yesterday, 2026-12-02 (on or before today);
+    // 报告 is scored. The plan matches by its event window; the 11-10 report is outside.
+    let m = open_at(dir.path(), "2026-12-03T04:00:00Z");
+    let r = ask(&m, "12月2号 报告", false);
+    assert_eq!(contents(&r), ["下周三交报告"]);
+    assert_eq!(r.matched, 1);
+    let et = r.explain.unwrap().event_time.unwrap();
+    assert_eq!((et.matched_by_record_date, et.matched_by_event_window), (0, 1));
+    assert_eq!((et.hits_by_record_date, et.hits_by_event_window), (0, 1));
+    let r = ask(&m, "12月2号 报告", true);
+    assert_eq!(r.matched, 0);
+}
+
+#[test]
+fn last_month_said_in_may_is_found_by_a_question_about_april() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "cold/2026-04/2026-04-15.md",
+        "# 2026-04-15\n- [2026-04-15T02:00:00.000Z] [-] cleaned the bike chain\n",
+    );
+    // 2026-05-10: "last month" written in May names April 2026.
+    put(
+        dir.path(),
+        "cold/2026-05/2026-05-10.md",
+        "# 2026-05-10\n- [2026-05-10T04:00:00.000Z] [-] cleaned my white sneakers last month\n\
+         - [2026-05-10T05:00:00.000Z] [-] visited grandma last month\n",
+    );
+    put(
+        dir.path(),
+        "cold/2026-05/2026-05-12.md",
+        "# 2026-05-12\n- [2026-05-12T04:00:00.000Z] [-] cleaned the kitchen\n",
+    );
+    let m = open_at(dir.path(), "2026-05-20T04:00:00Z");
+    assert_eq!(
+        event_rows(&m),
+        [
+            row("2026-05-10", "cleaned my white sneakers last month", "2026-04-01", "2026-05-01"),
+            row("2026-05-10", "visited grandma last month", "2026-04-01", "2026-05-01"),
+        ]
+    );
+    // Asked on 2026-05-20: last month is April. "clean" (stemmed) matches the bike chain,
+    // recorded in April, and the sneakers, recorded in May but about April; not the kitchen,
+    // recorded in May about nothing. Grandma is admitted by her event window but does not
+    // match.
+    let r = ask(&m, "which shoes did I clean last month?", false);
+    assert_eq!(sorted(contents(&r)), ["cleaned my white sneakers last month", "cleaned the bike chain"]);
+    let ex = r.explain.unwrap();
+    let w = ex.window.unwrap();
+    assert_eq!((w.start_date.to_string(), w.end_date.to_string()), ("2026-04-01".into(), "2026-05-01".into()));
+    let et = ex.event_time.unwrap();
+    assert_eq!(et.admitted, 2);
+    assert_eq!((et.matched_by_record_date, et.matched_by_event_window), (1, 1));
+    assert_eq!((et.hits_by_record_date, et.hits_by_event_window), (1, 1));
+    // Record time only: April's bike chain alone.
+    assert_eq!(contents(&ask(&m, "which shoes did I clean last month?", true)), ["cleaned the bike chain"]);
+}
+
+#[test]
+fn what_was_written_this_week_about_last_week_joins_last_weeks_entries() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "cold/2026-11/2026-11-18.md", "# 2026-11-18\n- [2026-11-18T02:00:00.000Z] [-] 定了年会节目\n");
+    put(dir.path(), "cold/2026-11/2026-11-20.md", "# 2026-11-20\n- [2026-11-20T02:00:00.000Z] [-] 看了一场电影\n");
+    put(
+        dir.path(),
+        "cold/2026-11/2026-11-25.md",
+        "# 2026-11-25\n- [2026-11-25T02:00:00.000Z] [-] 上周和阿杰定了合练时间\n\
+         - [2026-11-25T03:00:00.000Z] [-] 今天下雨\n",
+    );
+    // Thursday 2026-11-26: 上周 is 11-16 … 11-22.
+    let m = open_at(dir.path(), "2026-11-26T04:00:00Z");
+    assert_eq!(event_rows(&m), [row("2026-11-25", "上周和阿杰定了合练时间", "2026-11-16", "2026-11-23")]);
+    // 我们定了什么 → 定 is scored (我们, 了, 什么 are stop words): both agreements.
+    let r = ask(&m, "上周我们定了什么", false);
+    assert_eq!(sorted(contents(&r)), ["上周和阿杰定了合练时间", "定了年会节目"]);
+    let et = r.explain.unwrap().event_time.unwrap();
+    assert_eq!((et.matched_by_record_date, et.matched_by_event_window), (1, 1));
+    // The window alone: last week's two entries and the one written about it, newest first
+    // by record time; 今天下雨 (11-25, about 11-25) is not in last week.
+    let r = ask(&m, "上周", false);
+    assert_eq!(contents(&r), ["上周和阿杰定了合练时间", "看了一场电影", "定了年会节目"]);
+    let ex = r.explain.unwrap();
+    assert_eq!(ex.candidates_in_window, Some(3));
+    assert_eq!(r.matched, 3);
+    assert_eq!(contents(&ask(&m, "上周", true)), ["看了一场电影", "定了年会节目"]);
+}
+
+#[test]
+fn a_hand_edit_that_removes_or_adds_the_time_word_changes_the_event_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let rel = "cold/2026-11/2026-11-23.md";
+    put(dir.path(), rel, "# 2026-11-23\n- [2026-11-23T02:00:00.000Z] [-] 下周三交报告\n");
+    let m = open_at(dir.path(), "2026-11-23T07:00:00Z");
+    assert_eq!(event_rows(&m), [row("2026-11-23", "下周三交报告", "2026-12-02", "2026-12-03")]);
+    assert_eq!(contents(&ask(&m, "下周三要做什么", false)), ["下周三交报告"]);
+
+    // The time word removed by hand (same line otherwise): the next query re-mirrors the day.
+    put(dir.path(), rel, "# 2026-11-23\n- [2026-11-23T02:00:00.000Z] [-] 交报告\n");
+    assert_eq!(contents(&ask(&m, "下周三要做什么", false)), Vec::<String>::new());
+    assert_eq!(event_rows(&m), []);
+
+    // And put back with another day: 下周五 = Friday 2026-12-04.
+    put(dir.path(), rel, "# 2026-11-23\n- [2026-11-23T02:00:00.000Z] [-] 下周五交报告\n");
+    assert_eq!(contents(&ask(&m, "下周五要做什么", false)), ["下周五交报告"]);
+    assert_eq!(event_rows(&m), [row("2026-11-23", "下周五交报告", "2026-12-04", "2026-12-05")]);
+
+    // The day file deleted: its entries and their event windows go.
+    std::fs::remove_file(dir.path().join(rel)).unwrap();
+    m.sync().unwrap();
+    assert_eq!(event_rows(&m), []);
+}
+
+#[test]
+fn import_write_and_rebuild_give_the_same_event_rows() {
+    let src = tempfile::tempdir().unwrap();
+    // A dsh archive: Monday 11-23 and Thursday 11-26.
+    put(
+        src.path(),
+        "cold/2026-11/2026-11-23.md",
+        "# 2026-11-23\n- [2026-11-23T02:00:00.000Z] [工作] 下周三交报告\n\
+         - [2026-11-23T03:00:00.000Z] [-] 本周期的指标还没出来\n\
+         - [2026-11-23T04:00:00.000Z] [家庭] 买了两盒月饼\n\
+         - [2026-11-23T05:00:00.000Z] [-] 每周三下午开例会\n\
+         - [2026-11-23T06:00:00.000Z] [-] 晚饭吃了火锅\n",
+    );
+    put(
+        src.path(),
+        "cold/2026-11/2026-11-26.md",
+        "# 2026-11-26\n- [2026-11-26T02:00:00.000Z] [-] 昨天开会，上周五的结论下周一再议\n\
+         - [2026-11-26T03:00:00.000Z] [-] 今天很累\n",
+    );
+    let root = tempfile::tempdir().unwrap();
+    // Friday 2026-11-27 10:00.
+    let m = open_at(root.path(), "2026-11-27T02:00:00Z");
+    m.import(src.path(), Some(memlayers::import::Format::Dsh), &mut |_, _| {}).unwrap();
+    // Through `write` on Friday 11-27: 上个月 = October 2026.
+    write(&m, "上个月的账单还没付");
+    // By hand, appended to Thursday's file (the next query mirrors it): 明天 = Friday 11-27.
+    let rel = root.path().join("cold/2026-11/2026-11-26.md");
+    let mut text = std::fs::read_to_string(&rel).unwrap();
+    text.push_str("- [2026-11-26T04:00:00.000Z] [-] 明天去体检\n");
+    std::fs::write(&rel, text).unwrap();
+    m.sync().unwrap();
+    // By hand: 下周三 from Monday 11-23 = 12-02; 本周期, 月饼, 每周三 (a habit) and plain text:
+    // none; Thursday 11-26: 昨天 = 11-25, 上周五 = Friday of 11-16's week = 11-20, 下周一 =
+    // 11-30; 今天 is the record day itself (not stored); 明天 = 11-27.
+    let want = [
+        row("2026-11-23", "下周三交报告", "2026-12-02", "2026-12-03"),
+        row("2026-11-26", "昨天开会，上周五的结论下周一再议", "2026-11-20", "2026-11-21"),
+        row("2026-11-26", "昨天开会，上周五的结论下周一再议", "2026-11-25", "2026-11-26"),
+        row("2026-11-26", "昨天开会，上周五的结论下周一再议", "2026-11-30", "2026-12-01"),
+        row("2026-11-26", "明天去体检", "2026-11-27", "2026-11-28"),
+        row("2026-11-27", "上个月的账单还没付", "2026-10-01", "2026-11-01"),
+    ];
+    assert_eq!(event_rows(&m), want);
+    let raw = |m: &Memory| -> Vec<(i64, i64, i64)> {
+        let c = m.conn().unwrap();
+        let mut st = c.prepare("SELECT id, start_day, end_day FROM entry_events ORDER BY 1, 2, 3").unwrap();
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).unwrap().map(Result::unwrap).collect()
+    };
+    let before = raw(&m);
+    drop(m);
+
+    // Rebuilt from the files alone: the same rows, ids included.
+    delete_index(root.path());
+    let m = open_at(root.path(), "2026-11-27T02:00:00Z");
+    assert_eq!(raw(&m), before);
+    assert_eq!(event_rows(&m), want);
+}
+
+#[test]
+fn an_index_without_event_windows_is_rebuilt_with_them() {
+    let dir = tempfile::tempdir().unwrap();
+    put(dir.path(), "cold/2026-11/2026-11-23.md", "# 2026-11-23\n- [2026-11-23T02:00:00.000Z] [-] 下周三交报告\n");
+    {
+        let m = open_at(dir.path(), "2026-11-23T07:00:00Z");
+        // Make it look like an index of the build before event windows: no rows, no version.
+        m.conn()
+            .unwrap()
+            .execute_batch("DELETE FROM entry_events; DELETE FROM meta WHERE key = 'events_version';")
+            .unwrap();
+    }
+    let m = open_at(dir.path(), "2026-11-23T07:00:00Z");
+    assert_eq!(m.open_report().files_mirrored, 1);
+    assert_eq!(event_rows(&m), [row("2026-11-23", "下周三交报告", "2026-12-02", "2026-12-03")]);
+    let v: String =
+        m.conn().unwrap().query_row("SELECT value FROM meta WHERE key = 'events_version'", [], |r| r.get(0)).unwrap();
+    assert_eq!(v, memlayers::index::events::EVENTS_VERSION.to_string());
+}
+
+#[test]
+fn the_overlap_query_walks_its_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let m = open_at(dir.path(), "2026-11-23T07:00:00Z");
+    let c = m.conn().unwrap();
+    let plan: Vec<String> = c
+        .prepare(&format!("EXPLAIN QUERY PLAN {}", memlayers::index::events::OVERLAP_IDS_SQL))
+        .unwrap()
+        .query_map([1i64, 2, 3, 4], |r| r.get::<_, String>(3))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    // SQLite's wording for a range seek on the index that holds every column the query reads.
+    assert!(
+        plan.iter().any(|d| d.starts_with("SEARCH entry_events USING COVERING INDEX entry_events_end (end_day>?)")),
+        "{plan:?}"
+    );
+    assert!(!plan.iter().any(|d| d.starts_with("SCAN")), "{plan:?}");
+}
