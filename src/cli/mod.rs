@@ -175,7 +175,7 @@ pub enum Cmd {
     ///
     /// Queries (recall, retrieve, recent, by-tag, by-date, hot-get, stats) of this data root are
     /// answered over a private Unix socket in the user's runtime folder ($XDG_RUNTIME_DIR/memlayers,
-    /// else <temp>/memlayers-<uid>); nothing is written into the data root. A query uses a
+    /// else `<temp>/memlayers-<uid>`); nothing is written into the data root. A query uses a
     /// running server by default (MEMLAYERS_SERVER=auto) and starts none unless
     /// MEMLAYERS_SERVER=spawn. Runs until SIGTERM, SIGINT or SIGHUP, `serve --stop`,
     /// --idle-exit seconds without a call, its data root deleted or moved, its socket removed,

@@ -23,7 +23,7 @@
 //! connection (SO_PEERCRED / getpeereid, through tokio).
 //!
 //! Protocol (one exchange per connection, each message one JSON line, UTF-8):
-//! 1. client → server [`Request`]: protocol version, the crate version, the identity of the
+//! 1. client → server `Request`: protocol version, the crate version, the identity of the
 //!    client's executable file ([`ExeId`]), the operation (`call`, `status`, `stop`), the data
 //!    root the client resolved, its whole command line and working directory;
 //! 2. server → client: `{"decline": why}` when the call is not the server's to answer (another
@@ -201,7 +201,7 @@ fn uid() -> u32 {
 
 /// The folder of this user's server sockets: `$XDG_RUNTIME_DIR/memlayers` when that variable
 /// names an absolute path, else `<temp dir>/memlayers-<uid>`. Only a server creates it
-/// ([`make_private`]).
+/// (`make_private`).
 pub fn runtime_dir() -> PathBuf {
     match std::env::var_os("XDG_RUNTIME_DIR").map(PathBuf::from).filter(|p| p.is_absolute()) {
         Some(d) => d.join("memlayers"),
@@ -967,7 +967,7 @@ enum Ended {
 /// `memlayers serve`: listens on the data root's socket and answers forwarded calls on the
 /// root opened long-lived (with its watch), each connection its own task, until SIGTERM /
 /// SIGINT / SIGHUP, `serve --stop`, `idle_exit` seconds without a call, or one of the
-/// [`Ended`] conditions. On exit the socket is removed and unwritten usage hits are written.
+/// `Ended` conditions. On exit the socket is removed and unwritten usage hits are written.
 /// Errors (exit 2): `--now` given; the data root does not exist; a server already answers
 /// (or a process holds the socket); the socket path is too long; the runtime folder is not
 /// private. I/O errors: exit 1.

@@ -51,7 +51,7 @@ fn system_now() -> DateTime<Utc> {
 }
 
 /// How far a pinned clock may run ahead of the system clock before the usage ledger stops
-/// following it ([`Store::ledger_now`]): one day, the most two honest clocks differ by when
+/// following it (`Store::ledger_now`): one day, the most two honest clocks differ by when
 /// one of them reads a local time as UTC (zones span UTC−12 to UTC+14).
 pub const LEDGER_CLOCK_LEAD: chrono::Duration = chrono::Duration::days(1);
 

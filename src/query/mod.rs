@@ -198,7 +198,7 @@ fn file_counts(c: &Connection, from: NaiveDate, to: NaiveDate) -> Result<(i64, i
 
 /// The SQL of a date-window listing's keys: each entry's id and UTC instant (ms since 1970,
 /// the `entries` view's `ts_ms`), walking the rowid range backwards — the latest local date
-/// first — so [`newest_in_range`] reads whole days only until it has its `limit`, and sorts just
+/// first — so `newest_in_range` reads whole days only until it has its `limit`, and sorts just
 /// those. Walking the primary key needs no sort in SQLite, so a year window costs what the
 /// days of its `LIMIT` rows cost (an `ORDER BY ts` over the window took 258 ms for `去年` at 1M
 /// entries, tools/BENCH_RESULTS.md). `?1`, `?2`: the inclusive id range.

@@ -678,7 +678,7 @@ fn asks(content: &str) -> bool {
 }
 
 /// SQL of a window-only listing's keys (rowid range, optional exact UTC filter), read newest
-/// date first and ordered by [`crate::query::newest_in_range`].
+/// date first and ordered by `crate::query::newest_in_range`.
 pub fn window_sql(ts_filter: bool) -> &'static str {
     if ts_filter { crate::query::WINDOW_TS_SQL } else { crate::query::WINDOW_SQL }
 }

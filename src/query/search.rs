@@ -676,7 +676,7 @@ fn term_union(
     Ok((out, ids.len() as i64))
 }
 
-/// The statement that reads an entry admitted by its event windows ([`admitted_candidates`]),
+/// The statement that reads an entry admitted by its event windows (`admitted_candidates`),
 /// once per id: its tag, tag id, text and instant (ms since 1970).
 pub const ADMITTED_ROW_SQL: &str = "SELECT r.tag, r.tag_id, r.content, \
      (((r.id >> 20) - 719163) * 86400000 + r.ts_off) FROM entry_rows r WHERE r.id = ?1";

@@ -4,7 +4,7 @@
 //! memlayers auxiliary function and no `entry_lens`: only `MATCH`, `bm25()` and the entry rows.
 //! The candidates are the ones the `memlayers` ranker scores (the newest [`MAX_SCORED`]
 //! matches, in the window and the exact UTC filter), and the score around BM25 is the same
-//! ([`rank_scored`]). How the two BM25 differ: docs/ranking.md, "The `sqlite` ranker".
+//! (`rank_scored`). How the two BM25 differ: docs/ranking.md, "The `sqlite` ranker".
 
 use rusqlite::params_from_iter;
 

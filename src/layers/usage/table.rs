@@ -416,7 +416,7 @@ pub fn file_bytes(c: &Connection) -> Result<Vec<u8>> {
 
 /// Undoes, on the system clock's `now`, what a far-future clock left in the ledger: every
 /// instant more than [`LEDGER_CLOCK_LEAD`](crate::index::store::LEDGER_CLOCK_LEAD) after `now`
-/// (ledgers written before [`Store::ledger_now`](crate::index::Store::ledger_now) existed, or by
+/// (ledgers written before `Store::ledger_now` existed, or by
 /// another program) is set to `now`, so decay runs again from today ([`Record::unfreeze`] for one
 /// record). The weight is kept. Returns the records changed. One scan of the ledger, run before
 /// usage.json is written (which reads every record anyway).
