@@ -27,8 +27,9 @@
 //! 4. Nothing left to score → the window's entries (record date or event window), newest
 //!    first by record time, top N.
 //! 5. No hit in the window → widen once (±1 day for windows up to 7 days, ±7 days for longer),
-//!    reported in `explain`. Then, when the window (widened or not) holds fewer matches than
-//!    the limit, the list is filled with the best matches outside it — the same question's
+//!    reported in `explain`. Then, when a parsed window (widened or not; not an explicit
+//!    `time_range`, which is the caller's filter) holds fewer matches than the limit, the list
+//!    is filled with the best matches outside it — the same question's
 //!    ranking without a window — after every match inside it; each item says which it is
 //!    (`in_window`, JSON `inWindow`) and `explain` counts both (`inWindow`, `filled`). A
 //!    question whose words match anything in the archive never gets an empty answer.
@@ -476,13 +477,15 @@ impl Store {
                 continue;
             }
             let scored_text = oq.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
+            // An explicit `time_range` is the caller's filter, used as is: no fill-up from
+            // outside it. A parsed window is the engine's reading of a question: filled.
             let (hits, filled) = match &oq {
-                Some((q, _)) => {
+                Some((q, _)) if source == WindowSource::Parsed => {
                     let (hits, filled, fill_stale) = self.fill_up(q, hits, &gate, limit, args.explain)?;
                     stale |= fill_stale;
                     (hits, filled)
                 }
-                None => (mark(hits, true), 0),
+                _ => (mark(hits, true), 0),
             };
             let in_window = hits.len() - filled;
             let event_time = if args.explain { gate.explain(matched, by_event, &hits) } else { None };

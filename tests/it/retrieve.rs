@@ -358,6 +358,21 @@ fn a_window_with_few_matches_is_filled_from_outside_it_after_them() {
     assert_eq!(got, [("猫抓坏了沙发", Some(false))]);
     let ex = r.explain.unwrap();
     assert_eq!((ex.in_window, ex.filled), (Some(0), Some(1)));
+    // An explicit range is the caller's filter: its one 猫 entry and nothing filled from outside.
+    let r = m
+        .retrieve(&RetrieveArgs {
+            query: "猫".into(),
+            time_range: Some(TimeRange::Dates {
+                from: chrono::NaiveDate::from_ymd_opt(2026, 11, 20).unwrap(),
+                to: chrono::NaiveDate::from_ymd_opt(2026, 11, 20).unwrap(),
+            }),
+            explain: true,
+            ..Default::default()
+        })
+        .unwrap();
+    let got: Vec<(&str, Option<bool>)> = r.items.iter().map(|i| (i.content.as_str(), i.in_window)).collect();
+    assert_eq!(got, [("给猫买了猫粮", Some(true))]);
+    assert_eq!(r.explain.unwrap().filled, Some(0));
     // Without a window nothing is marked (and the field is absent from JSON).
     let r = run("沙发", 10);
     assert_eq!(r.items[0].in_window, None);

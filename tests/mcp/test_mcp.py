@@ -243,8 +243,13 @@ async def run(root, log):
             await c.bad("mem_time_window", {"text": "上周", "tz": "Mars/Olympus"}, "tz")
             r = await c.ok("mem_retrieve", {"query": "今天 火锅"})
             assert {i["content"] for i in r["items"]} == {"晚饭吃了 火锅", "- 命令行写的火锅蘸料"}, r
+            # No 火锅 last week (nor widened ±7 days): the two 火锅 entries of today fill the
+            # answer, marked outside the window.
             r = await c.ok("mem_retrieve", {"query": "上周 火锅", "explain": True})
-            assert r["returned"] == 0 and r["explain"]["window"]["startDate"] == "2026-11-16", r
+            assert r["explain"]["window"]["startDate"] == "2026-11-16", r
+            assert {i["content"] for i in r["items"]} == {"晚饭吃了 火锅", "- 命令行写的火锅蘸料"}, r
+            assert all(i["inWindow"] is False for i in r["items"]), r
+            assert (r["explain"]["inWindow"], r["explain"]["filled"]) == (0, 2), r
             r = await c.ok("mem_retrieve", {"query": "火锅", "from": "2026-10-01", "to": "2026-10-31"})
             assert r["returned"] == 0, r
             await c.bad("mem_retrieve", {"query": "火锅", "from": "2026-11-01"}, "to")
