@@ -104,9 +104,9 @@ def server_command(root):
     assert (vs["command"], vs["args"], vs["type"]) == (cfg["command"], cfg["args"], "stdio"), vs
     dsh = readme_block("deepseek-harness")["mcpServers"]["memlayers"]
     assert (dsh["command"], dsh["args"]) == (cfg["command"], cfg["args"]), dsh
-    # Each block has a `uvx` twin (the wheel run without installing): the same command line
-    # behind `uvx memlayers`.
-    for name, path in [("claude-desktop", ["mcpServers"]), ("deepseek-harness", ["mcpServers"]), ("vscode", ["servers"])]:
+    # The `uvx` block (the wheel run without installing): the same command line behind
+    # `uvx memlayers` (the README says the other hosts take the same command and args).
+    for name, path in [("deepseek-harness", ["mcpServers"])]:
         block = readme_block(name + "-uvx")
         for key in path + ["memlayers"]:
             block = block[key]
