@@ -72,7 +72,15 @@ fn the_rankers_differ_on_the_labelled_set_by_exactly_the_idf_and_the_length() {
             let cfg = Config { ranker: Ranker::Sqlite, timezone: q.root.tz(), ..Config::default() };
             (Some(own), Some(Memory::open(&dir, cfg).unwrap()))
         });
-        let args = RetrieveArgs { query: q.text.clone(), limit: Some(10), explain: true, ..Default::default() };
+        // Record time only: the stock ranker gates by the record date alone (it reads no
+        // event windows), so the two are compared over the same candidates.
+        let args = RetrieveArgs {
+            query: q.text.clone(),
+            limit: Some(10),
+            explain: true,
+            record_time_only: true,
+            ..Default::default()
+        };
         let m_own = own.take().unwrap().with_now(q.now);
         let m_stock = stock.take().unwrap().with_now(q.now);
         let (a, b) = (m_own.retrieve(&args).unwrap(), m_stock.retrieve(&args).unwrap());

@@ -461,6 +461,9 @@ fn by_default_a_query_never_starts_a_server_and_spawn_does_and_says_so() {
     // `spawn`: answered in-process, and a server is started, which the call says on stderr.
     let first = env.call("spawn", &q);
     assert_eq!(contents(&json(&first)), ["晚饭吃了火锅", "买了牛奶和面包"]);
+    // The call returns once the server is spawned, maybe before it has exec'd (its cmdline
+    // still the caller's): wait until it answers `serve --status` (a handshake, not a sleep).
+    wait_running(&env);
     let pids = servers_of(&env.root);
     assert_eq!(pids.len(), 1, "exactly one server: {pids:?}");
     let said = format!(
