@@ -41,7 +41,7 @@ pub struct Cli {
     /// Compact one-line JSON instead of pretty-printed JSON.
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
-    /// IANA time zone overriding config `timezone` (partitions files, frames time words).
+    /// IANA time zone overriding config `timezone` (frames time words; a new data root records it as the zone its day files are dated in).
     #[arg(long, global = true, value_name = "ZONE", help_heading = GLOBAL)]
     pub tz: Option<String>,
     /// Pin "now" (RFC 3339 instant) instead of reading the clock.
@@ -529,7 +529,16 @@ fn run(cli: Cli) -> Result<String> {
         let config = load_config(&cli)?;
         #[allow(clippy::disallowed_methods)] // the CLI edge reads the clock when --now is absent
         let now = pinned.unwrap_or_else(Utc::now);
-        let p = crate::temporal::parse(text, now, config.timezone);
+        // The same zone `retrieve` frames time words in ([`open`]): without --tz or a configured
+        // zone, the data root's recorded one (nothing is created when there is none).
+        let mut tz = config.timezone;
+        if cli.tz.is_none()
+            && !config_names_zone(&cli)
+            && let Some(zone) = recorded_zone(&data_root(&cli, &config))
+        {
+            tz = zone;
+        }
+        let p = crate::temporal::parse(text, now, tz);
         return render(&serde_json::json!({ "window": p.window, "rest": p.rest }), compact);
     }
     if let Cmd::Demo { archive } = &cli.cmd {
@@ -563,6 +572,13 @@ fn run(cli: Cli) -> Result<String> {
         }
         _ => None,
     };
+    // A write whose arguments are bad is refused before the data root is opened: opening a
+    // new root creates it and records its zone, which a refused call must not do.
+    if let Cmd::Write { text, tag, source, .. } = &cli.cmd {
+        crate::layers::cold::normalize_text(text)?;
+        crate::layers::cold::normalize_tag(tag.as_deref())?;
+        source.as_deref().map(parse_source).transpose()?;
+    }
     let mem = open(&cli)?;
     #[cfg(feature = "mcp")]
     if let Cmd::Mcp { http } = cli.cmd {
@@ -575,18 +591,20 @@ fn run(cli: Cli) -> Result<String> {
     run_cmd(&cli, &mem)
 }
 
+/// The `--source` JSON of `write` (`{"conv":…,"seq":…,"msgId"?:…}`). Errors: `BadInput` naming
+/// `source`.
+fn parse_source(s: &str) -> Result<Source> {
+    serde_json::from_str::<Source>(s)
+        .map_err(|e| Error::bad("source", format!("expected {{\"conv\":…,\"seq\":…,\"msgId\"?:…}}: {e}")))
+}
+
 /// Runs a command on an open data root and renders its JSON: the body of every command that
 /// works on a data root, in this process or in `memlayers serve` for a forwarded call.
 pub(crate) fn run_cmd(cli: &Cli, mem: &Memory) -> Result<String> {
     let compact = cli.json;
     match &cli.cmd {
         Cmd::Write { text, tag, important, source } => {
-            let source = match source {
-                Some(s) => Some(serde_json::from_str::<Source>(s).map_err(|e| {
-                    Error::bad("source", format!("expected {{\"conv\":…,\"seq\":…,\"msgId\"?:…}}: {e}"))
-                })?),
-                None => None,
-            };
+            let source = source.as_deref().map(parse_source).transpose()?;
             let args = WriteArgs { text: text.clone(), tag: tag.clone(), important: *important, source };
             let r = mem.write(&args)?;
             eprintln!("{}", write_note(mem, &r, cli.data_root.is_none()));

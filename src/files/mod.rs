@@ -128,9 +128,16 @@ pub use memlayers_temporal::days::monday_of;
 /// Parses an RFC 3339 instant (the `--now` option of the CLI, MCP and serve) into a UTC instant.
 /// Errors: `BadInput` naming the field `now`.
 pub fn parse_now(s: &str) -> Result<DateTime<Utc>> {
-    DateTime::parse_from_rfc3339(s)
-        .map(|t| t.with_timezone(&Utc))
-        .map_err(|_| Error::bad("now", format!("{s:?} is not an RFC 3339 instant such as 2026-11-29T12:00:00+08:00")))
+    use chrono::Timelike;
+    let t = DateTime::parse_from_rfc3339(s).map(|t| t.with_timezone(&Utc)).map_err(|_| {
+        Error::bad("now", format!("{s:?} is not an RFC 3339 instant such as 2026-11-29T12:00:00+08:00"))
+    })?;
+    // chrono keeps a leap second (`:60`) as a nanosecond count of a second or more; the entry
+    // format, the plugin (JavaScript's Date) and every reader of the day files cannot.
+    if t.nanosecond() >= 1_000_000_000 {
+        return Err(Error::bad("now", format!("{s:?} is a leap second (:60), which a day file cannot record")));
+    }
+    Ok(t)
 }
 
 /// Bits of an entry id that hold the ordinal inside the day (`id = day << 20 | ordinal`).
@@ -232,6 +239,14 @@ pub fn parse_date(field: &str, s: &str) -> Result<NaiveDate> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_leap_second_now_is_refused_naming_now() {
+        let e = parse_now("2026-12-07T10:00:60Z").unwrap_err();
+        assert!(matches!(&e, Error::BadInput { field, .. } if field == "now"), "{e}");
+        // The second before it is an ordinary instant.
+        assert_eq!(parse_now("2026-12-07T10:00:59Z").unwrap().to_rfc3339(), "2026-12-07T10:00:59+00:00");
+    }
 
     #[test]
     fn day_file_names_are_read_strictly() {

@@ -67,6 +67,49 @@ fn bad_input_exits_2_and_names_the_field() {
     }
 }
 
+/// A write refused for its arguments creates nothing: not the data root, not its index, not
+/// the zone record a first open writes (which would date every later entry by that zone). A
+/// leap-second `--now` is refused too: no day file can record `:60`.
+#[test]
+fn a_refused_write_creates_no_data_root() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("new-root");
+    let r = root.to_str().unwrap();
+    for (args, needle) in [
+        (vec!["write", ""], "invalid text"),
+        (vec!["write", "x", "--tag", "a\u{7}b"], "invalid tag"),
+        (vec!["write", "x", "--source", "bad"], "invalid source"),
+        (vec!["--now", "2026-12-07T10:00:60Z", "write", "leap second"], "invalid now"),
+    ] {
+        let out = ml(&[&["--data-root", r][..], &args].concat());
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!root.exists(), "{args:?} created {r}");
+    }
+}
+
+/// `time-window` frames time words in the zone `retrieve` uses: without --tz, the data root's
+/// recorded zone. 2026-11-29T20:00Z is Monday 2026-11-30 04:00 in Shanghai (UTC+8) and still
+/// Sunday 11-29 in UTC: 今天 is 11-30 there.
+#[test]
+fn time_window_uses_the_roots_recorded_zone() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::write(root.join("memlayers.json"), r#"{"timezone": "Asia/Shanghai"}"#).unwrap();
+    let r = root.to_str().unwrap();
+    let now = ["--now", "2026-11-29T20:00:00Z"];
+    let out = ml(&[&["--data-root", r][..], &now, &["--json", "time-window", "今天"]].concat());
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["window"]["startDate"], "2026-11-30", "{v}");
+    // An explicit --tz still wins.
+    let out = ml(&[&["--data-root", r, "--tz", "UTC"][..], &now, &["--json", "time-window", "今天"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["window"]["startDate"], "2026-11-29", "{v}");
+}
+
 #[test]
 fn bad_config_values_fall_back_with_a_warning() {
     let dir = tempfile::tempdir().unwrap();
