@@ -41,7 +41,8 @@ pub struct Cli {
     /// Compact one-line JSON instead of pretty-printed JSON.
     #[arg(long, global = true, help_heading = GLOBAL)]
     pub json: bool,
-    /// IANA time zone overriding config `timezone` (frames time words; a new data root records it as the zone its day files are dated in).
+    /// IANA time zone overriding config `timezone` (frames time words; a new data root records
+    /// it as the zone its day files are dated in).
     #[arg(long, global = true, value_name = "ZONE", help_heading = GLOBAL)]
     pub tz: Option<String>,
     /// Pin "now" (RFC 3339 instant) instead of reading the clock.
