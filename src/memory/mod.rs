@@ -442,8 +442,10 @@ impl Memory {
     /// // Now: Tue 2026-12-01. 上周 ("last week") is the ISO week 2026-11-23 .. 2026-11-29.
     /// let mem = Memory::open(dir.path(), cfg)?.with_now("2026-12-01T04:00:00Z".parse()?);
     /// let r = mem.retrieve(&RetrieveArgs { query: "上周 年会".into(), explain: true, ..Default::default() })?;
-    /// assert_eq!(r.items.len(), 1);
-    /// assert_eq!(r.items[0].content, "周三定了年会方案");
+    /// assert_eq!(r.items[0].content, "周三定了年会方案"); // in the window, first
+    /// assert_eq!(r.items[0].in_window, Some(true));
+    /// // The window held fewer matches than the limit: the best match outside it follows.
+    /// assert_eq!((r.items[1].content.as_str(), r.items[1].in_window), ("周一又改了年会方案", Some(false)));
     /// assert_eq!(r.explain.unwrap().window_source, WindowSource::Parsed);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
