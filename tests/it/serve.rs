@@ -565,6 +565,8 @@ fn a_spawned_server_holds_none_of_its_callers_descriptors() {
         .output()
         .unwrap();
     assert!(o.status.success(), "{}", text(&o.stderr));
+    // The call may return before the spawned server has exec'd: wait for its status handshake.
+    wait_running(&env);
     let pids = servers_of(&env.root);
     assert_eq!(pids.len(), 1, "{pids:?}");
     assert!(text(&o.stderr).contains("started a server"), "{}", text(&o.stderr));
