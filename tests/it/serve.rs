@@ -602,7 +602,10 @@ fn a_server_stops_when_its_root_is_deleted_its_socket_removed_or_its_index_delet
     assert_eq!(o.status.code(), Some(1));
     let err = text(&o.stderr);
     assert!(err.contains("the index was deleted or replaced") || err.contains("no server for this data root"), "{err}");
-    assert_eq!(server.wait().0, Some(0));
+    // It stops: cleanly, or with exit 1 when the deletion met it mid-write (its last usage flush
+    // into an index that is gone) — either way it answers nothing more.
+    let code = server.wait().0;
+    assert!(matches!(code, Some(0 | 1)), "exit {code:?}");
     assert_eq!(contents(&json(&env.call("off", &q))), ["晚饭吃了火锅"]);
     // Its root deleted (a temp folder cleaned up): it stops, and does not recreate the root.
     let mut server = env.start(&[]);
