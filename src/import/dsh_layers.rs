@@ -22,8 +22,11 @@ use serde::Serialize;
 use crate::Result;
 use crate::files::lock::WriterLock;
 use crate::index::Store;
+use crate::layers::hot::ops::hot_doc;
 use crate::layers::hot::{self, HotDoc};
 use crate::layers::sync::{HOT_FILE, LayerScope, USAGE_FILE, kind_of};
+use crate::layers::sync::{layer_body, sync_layers, write_layer};
+use crate::layers::usage::ops::{put_usage_records_locked, usage_records};
 use crate::layers::usage::{Ledger, LoadStatus};
 
 /// What the layer part of a dsh import did (`layers` in the import report).
@@ -103,58 +106,56 @@ pub fn merge_usage(local: &Ledger, source: &Ledger) -> (Vec<String>, Vec<String>
     (added, replaced)
 }
 
-impl Store {
-    /// Imports the layers of the dsh data root `src` (module docs) while the caller holds the
-    /// writer lock. Errors: index or I/O failures writing this data root; problems with the
-    /// source's files are warnings.
-    pub(crate) fn import_dsh_layers(&self, lock: &WriterLock, src: &Path) -> Result<LayersImported> {
-        let mut rep = LayersImported::default();
-        self.sync_layers(LayerScope::All, false, Some(lock))?;
-        if let Some(text) = read_text(&src.join(HOT_FILE), &mut rep.warnings) {
-            let source = hot::parse(&text);
-            let existing = self.hot_doc()?;
-            let mut doc = existing.clone().unwrap_or_default();
-            let (c, t, b) = merge_hot(&mut doc, &source);
-            (rep.candidates_added, rep.topics_added, rep.hot_body_taken) = (c, t, b);
-            if c + t > 0 || b {
-                self.write_layer(lock, HOT_FILE, hot::format(&doc).as_bytes())?;
-            }
+/// Imports the layers of the dsh data root `src` (module docs) while the caller holds the
+/// writer lock. Errors: index or I/O failures writing this data root; problems with the
+/// source's files are warnings.
+pub(crate) fn import_dsh_layers(store: &Store, lock: &WriterLock, src: &Path) -> Result<LayersImported> {
+    let mut rep = LayersImported::default();
+    sync_layers(store, LayerScope::All, false, Some(lock))?;
+    if let Some(text) = read_text(&src.join(HOT_FILE), &mut rep.warnings) {
+        let source = hot::parse(&text);
+        let existing = hot_doc(store)?;
+        let mut doc = existing.clone().unwrap_or_default();
+        let (c, t, b) = merge_hot(&mut doc, &source);
+        (rep.candidates_added, rep.topics_added, rep.hot_body_taken) = (c, t, b);
+        if c + t > 0 || b {
+            write_layer(store, lock, HOT_FILE, hot::format(&doc).as_bytes())?;
         }
-        for level in ["day", "week", "month"] {
-            let dir = src.join("summaries").join(level);
-            let Ok(rd) = std::fs::read_dir(&dir) else { continue };
-            let mut names: Vec<String> =
-                rd.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).collect();
-            names.sort();
-            for name in names {
-                let rel = format!("summaries/{level}/{name}");
-                if kind_of(&rel).is_none() {
-                    continue;
-                }
-                let Some(text) = read_text(&dir.join(&name), &mut rep.warnings) else { continue };
-                if self.layer_body(&rel)?.is_some() || self.root().join(&rel).exists() {
-                    rep.summaries_kept += 1;
-                    continue;
-                }
-                self.write_layer(lock, &rel, text.as_bytes())?;
-                rep.summaries_copied.push(rel);
-            }
-        }
-        if let Some(text) = read_text(&src.join(USAGE_FILE), &mut rep.warnings) {
-            let (source, status) = Ledger::parse(Some(&text));
-            if let LoadStatus::Corrupt(why) = &status {
-                rep.warnings.push(format!("{}: {why}, skipped", src.join(USAGE_FILE).display()));
-            }
-            let keys: Vec<String> = source.entries.keys().cloned().collect();
-            let local = self.usage_records(&keys)?;
-            let (added, replaced) = merge_usage(&local, &source);
-            if !added.is_empty() || !replaced.is_empty() {
-                let records: Vec<_> =
-                    added.iter().chain(&replaced).map(|k| (k.clone(), source.entries[k].clone())).collect();
-                self.put_usage_records_locked(lock, &records)?;
-            }
-            (rep.usage_added, rep.usage_replaced) = (added.len(), replaced.len());
-        }
-        Ok(rep)
     }
+    for level in ["day", "week", "month"] {
+        let dir = src.join("summaries").join(level);
+        let Ok(rd) = std::fs::read_dir(&dir) else { continue };
+        let mut names: Vec<String> =
+            rd.filter_map(|e| e.ok()).filter_map(|e| e.file_name().into_string().ok()).collect();
+        names.sort();
+        for name in names {
+            let rel = format!("summaries/{level}/{name}");
+            if kind_of(&rel).is_none() {
+                continue;
+            }
+            let Some(text) = read_text(&dir.join(&name), &mut rep.warnings) else { continue };
+            if layer_body(store, &rel)?.is_some() || store.root().join(&rel).exists() {
+                rep.summaries_kept += 1;
+                continue;
+            }
+            write_layer(store, lock, &rel, text.as_bytes())?;
+            rep.summaries_copied.push(rel);
+        }
+    }
+    if let Some(text) = read_text(&src.join(USAGE_FILE), &mut rep.warnings) {
+        let (source, status) = Ledger::parse(Some(&text));
+        if let LoadStatus::Corrupt(why) = &status {
+            rep.warnings.push(format!("{}: {why}, skipped", src.join(USAGE_FILE).display()));
+        }
+        let keys: Vec<String> = source.entries.keys().cloned().collect();
+        let local = usage_records(store, &keys)?;
+        let (added, replaced) = merge_usage(&local, &source);
+        if !added.is_empty() || !replaced.is_empty() {
+            let records: Vec<_> =
+                added.iter().chain(&replaced).map(|k| (k.clone(), source.entries[k].clone())).collect();
+            put_usage_records_locked(store, lock, &records)?;
+        }
+        (rep.usage_added, rep.usage_replaced) = (added.len(), replaced.len());
+    }
+    Ok(rep)
 }

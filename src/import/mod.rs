@@ -178,7 +178,7 @@ pub use dsh_layers::LayersImported;
 pub use filename::day_from_file_name;
 pub use format::{Format, source_format};
 pub use hygiene::{Decoded, Normalized, decode, normalize};
-pub use run::ImportReport;
+pub use run::{ImportReport, import};
 pub use scan::{NO_ENTRIES, scan, scan_each};
 pub use skip::skip_reason;
 pub use split::{DEFAULT_TAG, split_day_file};

@@ -25,10 +25,13 @@ use super::{DayPlan, Format, ScanSummary, scan_each};
 use crate::files::cas::{self, Outcome};
 use crate::files::entry::Entry;
 use crate::files::lock::WriterLock;
+use crate::import::dsh_layers::import_dsh_layers;
 use crate::index::Store;
-use crate::index::store::WrittenFile;
+use crate::index::cold::WrittenFile;
+use crate::index::cold::{mirror_day, mirror_written_in};
 use crate::index::sync::{Appended, FtsText, sha1_hex};
 use crate::layers::cold::ops::kept_changing;
+use crate::layers::cold::ops::{prepare_append, repair_torn_append};
 use crate::{Error, Result};
 
 /// Days an import writes and mirrors together (files written side by side, one index
@@ -90,326 +93,322 @@ pub struct ImportReport {
     pub warnings: Vec<String>,
 }
 
-impl Store {
-    /// Imports an archive folder (`format` or auto-detected) into this data root. `progress`
-    /// receives (days done, days total). Errors: the folder cannot be read, or is this data
-    /// root's own `cold/` parent with format other than dsh (field `path`); a lock timeout.
-    /// Source files are only read, never modified.
-    pub fn import(
-        &self,
-        path: &Path,
-        format: Option<Format>,
-        progress: &mut dyn FnMut(usize, usize),
-    ) -> Result<ImportReport> {
-        let format = super::source_format(path, format)?;
-        let canon = path.canonicalize().map_err(|e| Error::io(path, e))?;
-        let root = self.root().canonicalize().map_err(|e| Error::io(self.root(), e))?;
-        if format != Format::Dsh && (canon.starts_with(&root) || root.starts_with(&canon)) {
-            return Err(Error::bad("path", "a daily-notes archive must not contain or be inside the data root"));
-        }
-        let warnings = self.source_zone_warning(path, format).into_iter().collect();
-        // One writer lock for the whole import (held until the end of this function).
-        let lock = self.lock()?;
-        // An append of `write` torn by a crash is cut off before anything is added after it
-        // (the import report has no place for data-root notes: they go to the `log`).
-        for w in self.repair_torn_append(&lock) {
-            log::warn!("{w}");
-        }
-        // Readers answering meanwhile say `stale` (the import is half done) until it ends.
-        let _busy = self.mark_busy(&lock, "import")?;
-        let (mut found, mut added, mut changed, mut done) = (0usize, 0usize, 0usize, 0usize);
-        let mut over: OverLimit = Vec::new();
-        let (mut first, mut last, mut days_with_entries) = (None, None, 0usize);
-        // Days arrive from the scan one by one and are handled in batches: the files of a
-        // batch written and fsynced side by side and mirrored in one index
-        // transaction (one FTS5 flush instead of one per day: a per-day commit made the import
-        // 6x slower than sync). Two stages overlap: a second thread scans the
-        // archive, writes each batch's day files, hashes them and segments their new entries
-        // for FTS5; this thread only inserts the written batches into the index, handed over
-        // one at a time (batch_full: the first small, so the stages overlap soon). A file is on
-        // disk before the index learns of it; at most two batches of days are in memory (one
-        // being written, one mirrored).
-        let tz = self.tz();
-        let (tx, rx) = std::sync::mpsc::sync_channel::<WrittenBatch>(0);
-        let (scanned, mirrored) = std::thread::scope(|s| {
-            let files = s.spawn(move || {
-                let mut batch: Vec<DayPlan> = Vec::with_capacity(IMPORT_BATCH_DAYS);
-                let send = |batch: &mut Vec<DayPlan>, total: usize| -> Result<()> {
-                    let written = self.write_batch(std::mem::take(batch), total)?;
-                    // The receiver is gone only when mirroring failed: its error is reported.
-                    tx.send(written).map_err(|_| Error::bad("import", "stopped"))
-                };
-                let (mut total_days, mut entries, mut sent) = (0, 0, false);
-                let report = scan_each(path, format, tz, &mut |day, total| {
-                    total_days = total;
-                    entries += day.entries.len();
-                    batch.push(day);
-                    if batch_full(!sent, batch.len(), entries) {
-                        (entries, sent) = (0, true);
-                        send(&mut batch, total)
-                    } else {
-                        Ok(())
-                    }
-                })?;
-                send(&mut batch, total_days)?;
-                Ok::<_, Error>(report)
-            });
-            let mirrored = (|| -> Result<()> {
-                for written in rx {
-                    for d in &written.days {
-                        found += d.entries.len();
-                        days_with_entries += 1;
-                        first.get_or_insert(d.day);
-                        last = Some(d.day);
-                    }
-                    let n = written.days.len();
-                    let (a, c) = self.mirror_batch(&lock, written.days, &mut over)?;
-                    added += a;
-                    changed += c;
-                    done += n;
-                    progress(done, written.total);
-                }
-                Ok(())
-            })();
-            (files.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), mirrored)
-        });
-        mirrored?;
-        let mut report = scanned?;
-        crate::index::compact_after_bulk(&*self.conn()?, added)?;
-        let layers = if format == Format::Dsh { Some(self.import_dsh_layers(&lock, path)?) } else { None };
-        let mut summary = report.summary();
-        summary.days = days_with_entries;
-        summary.entries = found;
-        summary.first_day = first.map(|d| d.format("%Y-%m-%d").to_string());
-        summary.last_day = last.map(|d| d.format("%Y-%m-%d").to_string());
-        report.days.clear();
-        let mut warnings: Vec<String> = warnings;
-        let not_indexed: usize = over.iter().map(|(_, n)| n).sum();
-        for (day, n) in &over {
-            warnings.push(over_limit_warning(*day, *n));
-        }
-        Ok(ImportReport {
-            format,
-            source: path.display().to_string(),
-            entries_found: found,
-            entries_added: added,
-            entries_over_limit: not_indexed,
-            zone: self.tz().name().to_string(),
-            zone_recorded: self.take_zone_recorded().is_some(),
-            entries_already_present: found - added - not_indexed,
-            days_changed: changed,
-            scan: summary,
-            layers,
-            warnings,
-        })
+/// Imports an archive folder (`format` or auto-detected) into this data root. `progress`
+/// receives (days done, days total). Errors: the folder cannot be read, or is this data
+/// root's own `cold/` parent with format other than dsh (field `path`); a lock timeout.
+/// Source files are only read, never modified.
+pub fn import(
+    store: &Store,
+    path: &Path,
+    format: Option<Format>,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<ImportReport> {
+    let format = super::source_format(path, format)?;
+    let canon = path.canonicalize().map_err(|e| Error::io(path, e))?;
+    let root = store.root().canonicalize().map_err(|e| Error::io(store.root(), e))?;
+    if format != Format::Dsh && (canon.starts_with(&root) || root.starts_with(&canon)) {
+        return Err(Error::bad("path", "a daily-notes archive must not contain or be inside the data root"));
     }
-
-    /// The warning for a dsh source whose `memlayers.json` records another zone than this
-    /// data root's, or cannot be read: its entries keep their source day files, so those whose
-    /// instant falls on another local day in this root's zone are reported as misdated. None
-    /// otherwise (no record, another format, the same zone name).
-    fn source_zone_warning(&self, path: &Path, format: Format) -> Option<String> {
-        use crate::files::zone::{ZONE_FILE, parse};
-        if format != Format::Dsh {
-            return None;
-        }
-        let record = path.join(ZONE_FILE);
-        let zone = match std::fs::read_to_string(&record) {
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-            Err(e) => Err(e.to_string()),
-            Ok(text) => parse(&text),
-        };
-        let zone = match zone {
-            Ok(z) => z,
-            Err(why) => {
-                return Some(format!(
-                    "{}: {why}; the zone the source's files are dated in is unknown: entries keep their source \
-                     day files, and those whose instant is on another local day in {} are reported as \
-                     misdated (check)",
-                    record.display(),
-                    self.tz()
-                ));
-            }
-        };
-        (zone != self.tz()).then(|| {
-            format!(
-                "the source {} dates its files in {zone} ({ZONE_FILE}), this data root in {}: entries keep their \
-                 source day files, and those whose instant is on another local day in {} are reported as \
-                 misdated (check); to keep {zone}, import into a new data root with --tz {zone}",
-                path.display(),
-                self.tz(),
-                self.tz()
-            )
-        })
+    let warnings = source_zone_warning(store, path, format).into_iter().collect();
+    // One writer lock for the whole import (held until the end of this function).
+    let lock = store.lock()?;
+    // An append of `write` torn by a crash is cut off before anything is added after it
+    // (the import report has no place for data-root notes: they go to the `log`).
+    for w in repair_torn_append(store, &lock) {
+        log::warn!("{w}");
     }
-
-    /// The file stage of an import: prepares the batch's days (module docs: multiset
-    /// idempotence) and writes their files together with compare-and-swap
-    /// ([`crate::files::cas::write_all`]); each day file written is stat'ed at once, so a hand
-    /// edit after this instant differs from what the index records. The plans are consumed
-    /// (their entries moved, not copied: a batch of a million-entry archive holds tens of MB).
-    /// Errors: I/O.
-    fn write_batch(&self, plans: Vec<DayPlan>, total: usize) -> Result<WrittenBatch> {
-        let days = plans.into_iter().map(|d| (d.day, d.entries.into_iter().map(|e| e.entry).collect())).collect();
-        Ok(WrittenBatch { days: self.write_days(days)?, total })
-    }
-
-    /// [`Store::write_batch`] on (day, planned entries) pairs: one round of prepare and
-    /// compare-and-swap writes. Also the round of a day decided again ([`Store::import_batch`]).
-    fn write_days(&self, days: Vec<(NaiveDate, Vec<Entry>)>) -> Result<Vec<WrittenDay>> {
-        let mut days: Vec<WrittenDay> = days
-            .into_iter()
-            .map(|(day, entries)| WrittenDay { day, entries, state: Written::Unchanged, over: 0 })
-            .collect();
-        let mut prepared = Vec::new();
-        for (i, d) in days.iter().enumerate() {
-            let p = self.prepare_append(d.day, &d.entries, &mut multiset_keep())?;
-            if !p.added.is_empty() || p.over > 0 {
-                prepared.push((i, p));
-            }
-        }
-        let overs: Vec<(usize, usize)> = prepared.iter().map(|(i, p)| (*i, p.over)).collect();
-        prepared.retain(|(_, p)| !p.added.is_empty());
-        let items: Vec<(&Path, &cas::Snapshot, &[u8])> =
-            prepared.iter().map(|(_, p)| (p.path.as_path(), &p.snap, p.bytes.as_slice())).collect();
-        let outcomes = cas::write_all(&items)?;
-        let mut states = Vec::with_capacity(prepared.len());
-        for ((i, p), o) in prepared.into_iter().zip(outcomes) {
-            let state = match o {
-                Outcome::Changed => Written::Redo,
-                Outcome::Done { raced: true } => Written::Raced { added: p.added.len() },
-                Outcome::Done { raced: false } => {
-                    let meta = std::fs::metadata(&p.path).map_err(|e| Error::io(&p.path, e))?;
-                    // The appended entries are a subsequence of the day's planned entries, in
-                    // order: found again by address, kept as indices.
-                    // Their FTS5 columns, event windows and the file's hashes are computed here,
-                    // on the file stage's thread, beside the index stage's inserts of the batch
-                    // before.
-                    let all = &days[i].entries;
-                    let mut j = 0;
-                    let mut added = Vec::with_capacity(p.added.len());
-                    for (line, e) in &p.added {
-                        while !std::ptr::eq(&all[j], *e) {
-                            j += 1;
-                        }
-                        added.push((*line, j, FtsText::of(e, self.tz())));
-                    }
-                    let (old_hash, hash) = (sha1_hex(&p.snap.bytes), sha1_hex(&p.bytes));
-                    Written::Done(Box::new(Done { meta, old_hash, count: p.count, added, bytes: p.bytes, hash }))
-                }
+    // Readers answering meanwhile say `stale` (the import is half done) until it ends.
+    let _busy = store.mark_busy(&lock, "import")?;
+    let (mut found, mut added, mut changed, mut done) = (0usize, 0usize, 0usize, 0usize);
+    let mut over: OverLimit = Vec::new();
+    let (mut first, mut last, mut days_with_entries) = (None, None, 0usize);
+    // Days arrive from the scan one by one and are handled in batches: the files of a
+    // batch written and fsynced side by side and mirrored in one index
+    // transaction (one FTS5 flush instead of one per day: a per-day commit made the import
+    // 6x slower than sync). Two stages overlap: a second thread scans the
+    // archive, writes each batch's day files, hashes them and segments their new entries
+    // for FTS5; this thread only inserts the written batches into the index, handed over
+    // one at a time (batch_full: the first small, so the stages overlap soon). A file is on
+    // disk before the index learns of it; at most two batches of days are in memory (one
+    // being written, one mirrored).
+    let tz = store.tz();
+    let (tx, rx) = std::sync::mpsc::sync_channel::<WrittenBatch>(0);
+    let (scanned, mirrored) = std::thread::scope(|s| {
+        let files = s.spawn(move || {
+            let mut batch: Vec<DayPlan> = Vec::with_capacity(IMPORT_BATCH_DAYS);
+            let send = |batch: &mut Vec<DayPlan>, total: usize| -> Result<()> {
+                let written = write_batch(store, std::mem::take(batch), total)?;
+                // The receiver is gone only when mirroring failed: its error is reported.
+                tx.send(written).map_err(|_| Error::bad("import", "stopped"))
             };
-            states.push((i, state));
-        }
-        for (i, state) in states {
-            days[i].state = state;
-        }
-        for (i, over) in overs {
-            days[i].over = over;
-        }
-        Ok(days)
-    }
-
-    /// The index stage of an import: mirrors written days in one transaction; a day written
-    /// while someone appended next to it is mirrored from the file as it is now. Returns
-    /// (entries added, days changed, the days whose file changed before their write: to be
-    /// decided again, [`Store::import_batch`]).
-    fn mirror_days(
-        &self,
-        lock: &WriterLock,
-        days: Vec<WrittenDay>,
-        over: &mut OverLimit,
-    ) -> Result<(usize, usize, Redo)> {
-        // Days left short of their plan are reported (a day decided again reports what its
-        // next round leaves out).
-        for d in &days {
-            if d.over > 0 && !matches!(d.state, Written::Redo) {
-                over.push((d.day, d.over));
+            let (mut total_days, mut entries, mut sent) = (0, 0, false);
+            let report = scan_each(path, format, tz, &mut |day, total| {
+                total_days = total;
+                entries += day.entries.len();
+                batch.push(day);
+                if batch_full(!sent, batch.len(), entries) {
+                    (entries, sent) = (0, true);
+                    send(&mut batch, total)
+                } else {
+                    Ok(())
+                }
+            })?;
+            send(&mut batch, total_days)?;
+            Ok::<_, Error>(report)
+        });
+        let mirrored = (|| -> Result<()> {
+            for written in rx {
+                for d in &written.days {
+                    found += d.entries.len();
+                    days_with_entries += 1;
+                    first.get_or_insert(d.day);
+                    last = Some(d.day);
+                }
+                let n = written.days.len();
+                let (a, c) = mirror_batch(store, &lock, written.days, &mut over)?;
+                added += a;
+                changed += c;
+                done += n;
+                progress(done, written.total);
             }
+            Ok(())
+        })();
+        (files.join().unwrap_or_else(|p| std::panic::resume_unwind(p)), mirrored)
+    });
+    mirrored?;
+    let mut report = scanned?;
+    crate::index::compact_after_bulk(&*store.conn()?, added)?;
+    let layers = if format == Format::Dsh { Some(import_dsh_layers(store, &lock, path)?) } else { None };
+    let mut summary = report.summary();
+    summary.days = days_with_entries;
+    summary.entries = found;
+    summary.first_day = first.map(|d| d.format("%Y-%m-%d").to_string());
+    summary.last_day = last.map(|d| d.format("%Y-%m-%d").to_string());
+    report.days.clear();
+    let mut warnings: Vec<String> = warnings;
+    let not_indexed: usize = over.iter().map(|(_, n)| n).sum();
+    for (day, n) in &over {
+        warnings.push(over_limit_warning(*day, *n));
+    }
+    Ok(ImportReport {
+        format,
+        source: path.display().to_string(),
+        entries_found: found,
+        entries_added: added,
+        entries_over_limit: not_indexed,
+        zone: store.tz().name().to_string(),
+        zone_recorded: store.take_zone_recorded().is_some(),
+        entries_already_present: found - added - not_indexed,
+        days_changed: changed,
+        scan: summary,
+        layers,
+        warnings,
+    })
+}
+
+/// The warning for a dsh source whose `memlayers.json` records another zone than this
+/// data root's, or cannot be read: its entries keep their source day files, so those whose
+/// instant falls on another local day in this root's zone are reported as misdated. None
+/// otherwise (no record, another format, the same zone name).
+fn source_zone_warning(store: &Store, path: &Path, format: Format) -> Option<String> {
+    use crate::files::zone::{ZONE_FILE, parse};
+    if format != Format::Dsh {
+        return None;
+    }
+    let record = path.join(ZONE_FILE);
+    let zone = match std::fs::read_to_string(&record) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+        Err(e) => Err(e.to_string()),
+        Ok(text) => parse(&text),
+    };
+    let zone = match zone {
+        Ok(z) => z,
+        Err(why) => {
+            return Some(format!(
+                "{}: {why}; the zone the source's files are dated in is unknown: entries keep their source \
+                 day files, and those whose instant is on another local day in {} are reported as \
+                 misdated (check)",
+                record.display(),
+                store.tz()
+            ));
         }
-        let mut c = self.conn()?;
-        // A bulk load: through the page cache, not the map (index::set_mapped).
-        crate::index::set_mapped(&c, false)?;
-        let applied = (|| -> Result<_> {
-            let (mut added, mut changed) = (0, 0);
-            let tx = c.transaction()?;
-            let mut raced = Vec::new();
-            let mut redo = Vec::new();
-            for d in days {
-                match d.state {
-                    Written::Unchanged => {}
-                    Written::Redo => redo.push((d.day, d.entries)),
-                    Written::Raced { added: n } => {
-                        added += n;
-                        changed += 1;
-                        raced.push(d.day);
+    };
+    (zone != store.tz()).then(|| {
+        format!(
+            "the source {} dates its files in {zone} ({ZONE_FILE}), this data root in {}: entries keep their \
+             source day files, and those whose instant is on another local day in {} are reported as \
+             misdated (check); to keep {zone}, import into a new data root with --tz {zone}",
+            path.display(),
+            store.tz(),
+            store.tz()
+        )
+    })
+}
+
+/// The file stage of an import: prepares the batch's days (module docs: multiset
+/// idempotence) and writes their files together with compare-and-swap
+/// ([`crate::files::cas::write_all`]); each day file written is stat'ed at once, so a hand
+/// edit after this instant differs from what the index records. The plans are consumed
+/// (their entries moved, not copied: a batch of a million-entry archive holds tens of MB).
+/// Errors: I/O.
+fn write_batch(store: &Store, plans: Vec<DayPlan>, total: usize) -> Result<WrittenBatch> {
+    let days = plans.into_iter().map(|d| (d.day, d.entries.into_iter().map(|e| e.entry).collect())).collect();
+    Ok(WrittenBatch { days: write_days(store, days)?, total })
+}
+
+/// [`write_batch`] on (day, planned entries) pairs: one round of prepare and
+/// compare-and-swap writes. Also the round of a day decided again ([`import_batch`]).
+fn write_days(store: &Store, days: Vec<(NaiveDate, Vec<Entry>)>) -> Result<Vec<WrittenDay>> {
+    let mut days: Vec<WrittenDay> = days
+        .into_iter()
+        .map(|(day, entries)| WrittenDay { day, entries, state: Written::Unchanged, over: 0 })
+        .collect();
+    let mut prepared = Vec::new();
+    for (i, d) in days.iter().enumerate() {
+        let p = prepare_append(store, d.day, &d.entries, &mut multiset_keep())?;
+        if !p.added.is_empty() || p.over > 0 {
+            prepared.push((i, p));
+        }
+    }
+    let overs: Vec<(usize, usize)> = prepared.iter().map(|(i, p)| (*i, p.over)).collect();
+    prepared.retain(|(_, p)| !p.added.is_empty());
+    let items: Vec<(&Path, &cas::Snapshot, &[u8])> =
+        prepared.iter().map(|(_, p)| (p.path.as_path(), &p.snap, p.bytes.as_slice())).collect();
+    let outcomes = cas::write_all(&items)?;
+    let mut states = Vec::with_capacity(prepared.len());
+    for ((i, p), o) in prepared.into_iter().zip(outcomes) {
+        let state = match o {
+            Outcome::Changed => Written::Redo,
+            Outcome::Done { raced: true } => Written::Raced { added: p.added.len() },
+            Outcome::Done { raced: false } => {
+                let meta = std::fs::metadata(&p.path).map_err(|e| Error::io(&p.path, e))?;
+                // The appended entries are a subsequence of the day's planned entries, in
+                // order: found again by address, kept as indices.
+                // Their FTS5 columns, event windows and the file's hashes are computed here,
+                // on the file stage's thread, beside the index stage's inserts of the batch
+                // before.
+                let all = &days[i].entries;
+                let mut j = 0;
+                let mut added = Vec::with_capacity(p.added.len());
+                for (line, e) in &p.added {
+                    while !std::ptr::eq(&all[j], *e) {
+                        j += 1;
                     }
-                    Written::Done(w) => {
-                        let Done { meta, old_hash, count, added: appended, bytes, hash } = *w;
-                        added += appended.len();
-                        changed += 1;
-                        let appended = appended
-                            .into_iter()
-                            .map(|(line, j, fts)| Appended { line, entry: &d.entries[j], fts })
-                            .collect();
-                        let file = WrittenFile {
-                            day: d.day,
-                            meta,
-                            old_hash,
-                            old_entries: count,
-                            bytes: &bytes,
-                            hash,
-                            appended,
-                        };
-                        self.mirror_written_in(&tx, &file)?;
-                    }
+                    added.push((*line, j, FtsText::of(e, store.tz())));
+                }
+                let (old_hash, hash) = (sha1_hex(&p.snap.bytes), sha1_hex(&p.bytes));
+                Written::Done(Box::new(Done { meta, old_hash, count: p.count, added, bytes: p.bytes, hash }))
+            }
+        };
+        states.push((i, state));
+    }
+    for (i, state) in states {
+        days[i].state = state;
+    }
+    for (i, over) in overs {
+        days[i].over = over;
+    }
+    Ok(days)
+}
+
+/// The index stage of an import: mirrors written days in one transaction; a day written
+/// while someone appended next to it is mirrored from the file as it is now. Returns
+/// (entries added, days changed, the days whose file changed before their write: to be
+/// decided again, [`import_batch`]).
+fn mirror_days(
+    store: &Store,
+    lock: &WriterLock,
+    days: Vec<WrittenDay>,
+    over: &mut OverLimit,
+) -> Result<(usize, usize, Redo)> {
+    // Days left short of their plan are reported (a day decided again reports what its
+    // next round leaves out).
+    for d in &days {
+        if d.over > 0 && !matches!(d.state, Written::Redo) {
+            over.push((d.day, d.over));
+        }
+    }
+    let mut c = store.conn()?;
+    // A bulk load: through the page cache, not the map (index::set_mapped).
+    crate::index::set_mapped(&c, false)?;
+    let applied = (|| -> Result<_> {
+        let (mut added, mut changed) = (0, 0);
+        let tx = c.transaction()?;
+        let mut raced = Vec::new();
+        let mut redo = Vec::new();
+        for d in days {
+            match d.state {
+                Written::Unchanged => {}
+                Written::Redo => redo.push((d.day, d.entries)),
+                Written::Raced { added: n } => {
+                    added += n;
+                    changed += 1;
+                    raced.push(d.day);
+                }
+                Written::Done(w) => {
+                    let Done { meta, old_hash, count, added: appended, bytes, hash } = *w;
+                    added += appended.len();
+                    changed += 1;
+                    let appended = appended
+                        .into_iter()
+                        .map(|(line, j, fts)| Appended { line, entry: &d.entries[j], fts })
+                        .collect();
+                    let file =
+                        WrittenFile { day: d.day, meta, old_hash, old_entries: count, bytes: &bytes, hash, appended };
+                    mirror_written_in(store, &tx, &file)?;
                 }
             }
-            tx.commit()?;
-            Ok((added, changed, raced, redo))
-        })();
-        crate::index::set_mapped(&c, true)?;
-        let (added, changed, raced, redo) = applied?;
-        drop(c);
-        for day in raced {
-            self.mirror_day(lock, day)?;
         }
-        Ok((added, changed, redo))
+        tx.commit()?;
+        Ok((added, changed, raced, redo))
+    })();
+    crate::index::set_mapped(&c, true)?;
+    let (added, changed, raced, redo) = applied?;
+    drop(c);
+    for day in raced {
+        mirror_day(store, lock, day)?;
     }
+    Ok((added, changed, redo))
+}
 
-    /// The index stage of an import for one written batch: [`Store::mirror_days`], then the
-    /// days to decide again ([`Store::import_batch`]). Returns (entries added, days changed).
-    fn mirror_batch(&self, lock: &WriterLock, days: Vec<WrittenDay>, over: &mut OverLimit) -> Result<(usize, usize)> {
-        let (mut added, mut changed, redo) = self.mirror_days(lock, days, over)?;
-        if !redo.is_empty() {
-            let (a, c) = self.import_batch(lock, redo, over)?;
-            added += a;
-            changed += c;
-        }
-        Ok((added, changed))
+/// The index stage of an import for one written batch: [`mirror_days`], then the
+/// days to decide again ([`import_batch`]). Returns (entries added, days changed).
+fn mirror_batch(
+    store: &Store,
+    lock: &WriterLock,
+    days: Vec<WrittenDay>,
+    over: &mut OverLimit,
+) -> Result<(usize, usize)> {
+    let (mut added, mut changed, redo) = mirror_days(store, lock, days, over)?;
+    if !redo.is_empty() {
+        let (a, c) = import_batch(store, lock, redo, over)?;
+        added += a;
+        changed += c;
     }
+    Ok((added, changed))
+}
 
-    /// Appends one batch of planned days (module docs: multiset idempotence), writes their
-    /// files together with compare-and-swap ([`crate::files::cas::write_all`]) and mirrors
-    /// them in one transaction. A day file that changed between its read and its write (a hand
-    /// edit during the import) is not written: it is read again and its entries decided again,
-    /// in a next round with the other changed days (at most [`cas::MAX_REDO`] rounds). A day
-    /// written while someone appended next to it is mirrored from the file as it is now.
-    /// Returns (entries added, days changed). The caller holds the writer lock.
-    fn import_batch(&self, lock: &WriterLock, mut days: Redo, over: &mut OverLimit) -> Result<(usize, usize)> {
-        let (mut added, mut changed) = (0, 0);
-        for _ in 0..cas::MAX_REDO {
-            if days.is_empty() {
-                return Ok((added, changed));
-            }
-            let (a, c, redo) = self.mirror_days(lock, self.write_days(days)?, over)?;
-            added += a;
-            changed += c;
-            days = redo;
+/// Appends one batch of planned days (module docs: multiset idempotence), writes their
+/// files together with compare-and-swap ([`crate::files::cas::write_all`]) and mirrors
+/// them in one transaction. A day file that changed between its read and its write (a hand
+/// edit during the import) is not written: it is read again and its entries decided again,
+/// in a next round with the other changed days (at most [`cas::MAX_REDO`] rounds). A day
+/// written while someone appended next to it is mirrored from the file as it is now.
+/// Returns (entries added, days changed). The caller holds the writer lock.
+fn import_batch(store: &Store, lock: &WriterLock, mut days: Redo, over: &mut OverLimit) -> Result<(usize, usize)> {
+    let (mut added, mut changed) = (0, 0);
+    for _ in 0..cas::MAX_REDO {
+        if days.is_empty() {
+            return Ok((added, changed));
         }
-        match days.first() {
-            None => Ok((added, changed)),
-            Some((day, _)) => Err(kept_changing(&crate::files::safe_join(self.root(), &crate::files::cold_rel(*day))?)),
-        }
+        let (a, c, redo) = mirror_days(store, lock, write_days(store, days)?, over)?;
+        added += a;
+        changed += c;
+        days = redo;
+    }
+    match days.first() {
+        None => Ok((added, changed)),
+        Some((day, _)) => Err(kept_changing(&crate::files::safe_join(store.root(), &crate::files::cold_rel(*day))?)),
     }
 }
 
@@ -443,7 +442,7 @@ type Redo = Vec<(NaiveDate, Vec<Entry>)>;
 /// would have held more than the index can find ([`crate::index::sync::room_in_day`]).
 type OverLimit = Vec<(NaiveDate, usize)>;
 
-/// A batch of days after the file stage of an import ([`Store::write_batch`]).
+/// A batch of days after the file stage of an import ([`write_batch`]).
 struct WrittenBatch {
     days: Vec<WrittenDay>,
     /// Days the scan found in all (for progress).

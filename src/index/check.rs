@@ -77,76 +77,74 @@ fn prose_in(file: &str, bytes: &[u8]) -> Option<Prose> {
     Some(Prose { file: file.to_string(), first_line: first + 1, lines: 1 + lines.count() })
 }
 
-impl Store {
-    /// Compares index and files without modifying either. Meaningful on a handle opened with
-    /// [`Memory::open_unsynced`]; on a synced handle it reports what the sync left.
-    pub fn check(&self) -> Result<CheckReport> {
-        let c = self.conn()?;
-        let disk = scan_disk(self.root())?;
-        let mut rep = CheckReport { files: disk.len(), ..Default::default() };
-        rep.integrity = c
-            .query_row("PRAGMA quick_check(1)", [], |r| r.get::<_, String>(0))
-            .unwrap_or_else(|e| format!("quick_check failed: {e}"));
-        if rep.integrity != "ok" {
-            // The counts below may fail on a damaged file; the integrity line already says why.
-            rep.temp_files = temp_files(self.root());
-            rep.ignored = ignored_under_cold(self.root());
-            return Ok(rep);
-        }
-        let known = crate::index::mirror::known(&c, crate::index::mirror::Table::Files)?;
-        for f in &disk {
-            let path = self.root().join(&f.rel);
-            let read = std::fs::read(&path).map(|b| {
-                rep.prose.extend(prose_in(&f.rel, &b));
-                known.get(&f.rel).map(|k| sha1_hex(&b) != k.hash)
-            });
-            match read {
-                Ok(None) => rep.not_indexed.push(f.rel.clone()),
-                Ok(Some(true)) => rep.stale.push(f.rel.clone()),
-                Ok(Some(false)) => {}
-                // Gone since the scan: as if never listed.
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => rep.unreadable.push(format!("{}: {e}", f.rel)),
-            }
-        }
-        let on_disk: std::collections::HashSet<&str> = disk.iter().map(|f| f.rel.as_str()).collect();
-        rep.gone = known.keys().filter(|k| !on_disk.contains(k.as_str())).cloned().collect();
-        rep.gone.sort();
-        // A day whose entry rows or token counts (entry_lens, a 2-byte BLOB value an entry) are
-        // not the number of entries its file held when mirrored.
-        let mut st = c.prepare(
-            "SELECT f.path FROM files f \
-             LEFT JOIN (SELECT id >> 20 AS d, count(*) AS n FROM entry_rows GROUP BY d) e \
-             ON e.d = CAST(julianday(f.day) - 1721424.5 AS INTEGER) \
-             LEFT JOIN entry_lens l ON l.day = CAST(julianday(f.day) - 1721424.5 AS INTEGER) \
-             WHERE coalesce(e.n, 0) != f.entries \
-                OR coalesce(length(CAST(l.lens AS BLOB)), 0) != 2 * f.entries \
-                OR typeof(l.lens) NOT IN ('blob', 'null')",
-        )?;
-        let mut mismatch: std::collections::BTreeSet<String> =
-            st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-        mismatch.extend(lens_disagreeing(&c)?);
-        rep.count_mismatch = mismatch.into_iter().collect();
-        rep.entries = c.query_row("SELECT count(*) FROM entry_rows", [], |r| r.get(0))?;
-        // FTS5's row count from its averages record (a contentless table without a docsize
-        // table cannot be scanned, migration V11); FTS5 adds one per insert, takes one per delete.
-        let fts = crate::fts5::bm25::totals(&c)?.rows;
-        rep.fts_mismatch = fts != rep.entries;
-        let mut st = c.prepare("SELECT file, line, reason FROM malformed ORDER BY file, line")?;
-        rep.malformed = st
-            .query_map([], |r| Ok(Malformed { file: r.get(0)?, line: r.get(1)?, reason: r.get(2)? }))?
-            .collect::<rusqlite::Result<_>>()?;
-        rep.temp_files = temp_files(self.root());
-        rep.ignored = ignored_under_cold(self.root());
-        rep.clean = rep.integrity == "ok"
-            && rep.not_indexed.is_empty()
-            && rep.stale.is_empty()
-            && rep.gone.is_empty()
-            && rep.count_mismatch.is_empty()
-            && !rep.fts_mismatch;
-        rep.all_read = rep.malformed.is_empty() && rep.ignored.is_empty() && rep.unreadable.is_empty();
-        Ok(rep)
+/// Compares index and files without modifying either. Meaningful on a handle opened with
+/// [`Memory::open_unsynced`](crate::Memory::open_unsynced); on a synced handle it reports what the sync left.
+pub fn check(store: &Store) -> Result<CheckReport> {
+    let c = store.conn()?;
+    let disk = scan_disk(store.root())?;
+    let mut rep = CheckReport { files: disk.len(), ..Default::default() };
+    rep.integrity = c
+        .query_row("PRAGMA quick_check(1)", [], |r| r.get::<_, String>(0))
+        .unwrap_or_else(|e| format!("quick_check failed: {e}"));
+    if rep.integrity != "ok" {
+        // The counts below may fail on a damaged file; the integrity line already says why.
+        rep.temp_files = temp_files(store.root());
+        rep.ignored = ignored_under_cold(store.root());
+        return Ok(rep);
     }
+    let known = crate::index::mirror::known(&c, crate::index::mirror::Table::Files)?;
+    for f in &disk {
+        let path = store.root().join(&f.rel);
+        let read = std::fs::read(&path).map(|b| {
+            rep.prose.extend(prose_in(&f.rel, &b));
+            known.get(&f.rel).map(|k| sha1_hex(&b) != k.hash)
+        });
+        match read {
+            Ok(None) => rep.not_indexed.push(f.rel.clone()),
+            Ok(Some(true)) => rep.stale.push(f.rel.clone()),
+            Ok(Some(false)) => {}
+            // Gone since the scan: as if never listed.
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => rep.unreadable.push(format!("{}: {e}", f.rel)),
+        }
+    }
+    let on_disk: std::collections::HashSet<&str> = disk.iter().map(|f| f.rel.as_str()).collect();
+    rep.gone = known.keys().filter(|k| !on_disk.contains(k.as_str())).cloned().collect();
+    rep.gone.sort();
+    // A day whose entry rows or token counts (entry_lens, a 2-byte BLOB value an entry) are
+    // not the number of entries its file held when mirrored.
+    let mut st = c.prepare(
+        "SELECT f.path FROM files f \
+         LEFT JOIN (SELECT id >> 20 AS d, count(*) AS n FROM entry_rows GROUP BY d) e \
+         ON e.d = CAST(julianday(f.day) - 1721424.5 AS INTEGER) \
+         LEFT JOIN entry_lens l ON l.day = CAST(julianday(f.day) - 1721424.5 AS INTEGER) \
+         WHERE coalesce(e.n, 0) != f.entries \
+            OR coalesce(length(CAST(l.lens AS BLOB)), 0) != 2 * f.entries \
+            OR typeof(l.lens) NOT IN ('blob', 'null')",
+    )?;
+    let mut mismatch: std::collections::BTreeSet<String> =
+        st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    mismatch.extend(lens_disagreeing(&c)?);
+    rep.count_mismatch = mismatch.into_iter().collect();
+    rep.entries = c.query_row("SELECT count(*) FROM entry_rows", [], |r| r.get(0))?;
+    // FTS5's row count from its averages record (a contentless table without a docsize
+    // table cannot be scanned, migration V11); FTS5 adds one per insert, takes one per delete.
+    let fts = crate::fts5::bm25::totals(&c)?.rows;
+    rep.fts_mismatch = fts != rep.entries;
+    let mut st = c.prepare("SELECT file, line, reason FROM malformed ORDER BY file, line")?;
+    rep.malformed = st
+        .query_map([], |r| Ok(Malformed { file: r.get(0)?, line: r.get(1)?, reason: r.get(2)? }))?
+        .collect::<rusqlite::Result<_>>()?;
+    rep.temp_files = temp_files(store.root());
+    rep.ignored = ignored_under_cold(store.root());
+    rep.clean = rep.integrity == "ok"
+        && rep.not_indexed.is_empty()
+        && rep.stale.is_empty()
+        && rep.gone.is_empty()
+        && rep.count_mismatch.is_empty()
+        && !rep.fts_mismatch;
+    rep.all_read = rep.malformed.is_empty() && rep.ignored.is_empty() && rep.unreadable.is_empty();
+    Ok(rep)
 }
 
 /// The day files (`cold/…` paths) with an `entry_lens` row but no entries, or holding an

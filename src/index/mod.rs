@@ -6,6 +6,7 @@
 //! with a busy timeout, so readers never block on the single writer.
 
 pub mod check;
+pub mod cold;
 pub mod events;
 pub mod mirror;
 pub mod pool;

@@ -3,7 +3,6 @@
 //! mirror on top of them. The query, layer and import code takes a `&Store`, never the
 //! [`crate::Memory`] facade, so no folder depends on the one above it.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::sync::atomic::AtomicBool;
@@ -11,11 +10,9 @@ use std::time::Duration;
 
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
-use rusqlite::Connection;
 
 use crate::files::lock::{self, WriterLock};
-use crate::index::mirror::{self, Known, Mirror, Table};
-use crate::index::sync::{self, FileStat, Plan, SyncReport};
+use crate::index::sync;
 use crate::index::watch::ColdWatch;
 use crate::index::{self, DbPool, OpenState};
 use crate::{Config, Error, Result};
@@ -55,11 +52,17 @@ fn system_now() -> DateTime<Utc> {
 /// one of them reads a local time as UTC (zones span UTC−12 to UTC+14).
 pub const LEDGER_CLOCK_LEAD: chrono::Duration = chrono::Duration::days(1);
 
-/// An open data root: path, configuration, index pool, lock and clock.
+/// An open data root: the context every subsystem takes — its path, its configuration, the
+/// index connection pool, the clock and the writer lock — plus the state a handle keeps
+/// between calls: the zone its files are dated in, the watches that let a long-lived handle
+/// skip unchanged files (read by `index::cold` and `layers::sync`), the document-frequency
+/// memo of the BM25 scoring (`query::search`) and whether it holds usage hits not yet written
+/// to usage.json (`layers::usage::ops`). The operations on a store are free functions (or
+/// `query::Reader`'s methods) in the folder that owns them.
 #[derive(Debug)]
 pub struct Store {
-    pub(crate) root: PathBuf,
-    pub(crate) config: Config,
+    root: PathBuf,
+    config: Config,
     /// The zone the root's files are dated in (`files::zone`: recorded in memlayers.json).
     partition_tz: Tz,
     /// True from an open that recorded the zone (a new data root) until the first write or
@@ -67,37 +70,33 @@ pub struct Store {
     zone_created: AtomicBool,
     pool: DbPool,
     fixed_now: Option<DateTime<Utc>>,
-    /// True while this handle holds usage hits not yet written to usage.json (usage ops).
-    pub(crate) usage_pending: AtomicBool,
-    /// Queries hold their usage hits back in [`Store::deferred_hits`] (a server that replies
-    /// first and records them after: `Memory::defer_hits`).
-    pub(crate) defer_hits: AtomicBool,
-    /// Usage hits held back while `defer_hits` is set: the instant of each query and the texts
-    /// it returned, in query order.
-    pub(crate) deferred_hits: Mutex<Vec<(DateTime<Utc>, Vec<String>)>>,
-    /// Changes under cold/ since the last scan (None: scan at every sync).
-    watch: Mutex<Option<ColdWatch>>,
+    /// True while this handle holds usage hits not yet written to usage.json
+    /// ([`Store::usage_unwritten`]).
+    usage_unwritten: AtomicBool,
+    /// Changes under cold/ since the last scan (None: scan at every sync; `index::cold`).
+    pub(in crate::index) watch: Mutex<Option<ColdWatch>>,
     /// Changes of the live layer files since their last check (a watching store only).
-    pub(crate) layer_watch: Mutex<crate::index::watch::LayerState>,
+    layer_watch: Mutex<crate::index::watch::LayerState>,
     /// Why the data root cannot be written (`None`: it can): queries only (a read-only mount, another
     /// user's folder).
-    pub(crate) read_only: Option<String>,
+    read_only: Option<String>,
     /// Where a read-only root's index lives (kept alive: a temporary one is deleted on drop).
     ro_index: Option<index::ReadOnlyIndex>,
     /// False for a per-call store ([`Store::open`] with `per_call`): no inotify watch, cold
-    /// checks scoped to the files a query reads ([`Store::sync_days`]), and usage hits held
+    /// checks scoped to the files a query reads (`layers::sync::sync_days`), and usage hits held
     /// back by the throttle left to a later call instead of flushed at drop.
-    pub(crate) watching: bool,
+    watching: bool,
     /// Document frequencies of query phrases, kept while the FTS5 index is unchanged
     /// (`fts5::bm25`).
-    pub(crate) df_memo: Mutex<crate::fts5::bm25::DfMemo>,
+    df_memo: Mutex<crate::fts5::bm25::DfMemo>,
     /// A stat of every cold file started before the index was opened
-    /// ([`crate::Memory::open_per_call_scanning`]), taken by the first check that needs one.
-    prescan: Mutex<Option<std::thread::JoinHandle<Result<Vec<sync::FileStat>>>>>,
+    /// ([`crate::Memory::open_per_call_scanning`]), taken by the first check that needs one
+    /// (`index::cold::cold_changed`).
+    pub(in crate::index) prescan: Mutex<Option<std::thread::JoinHandle<Result<Vec<sync::FileStat>>>>>,
 }
 
 /// The cold files a query reads, so a per-call check can stat only those
-/// ([`Store::sync_days`]).
+/// ([`crate::layers::sync::sync_days`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SyncScope {
     /// Every day file (unwindowed queries, listings by tag, layer commands).
@@ -115,7 +114,7 @@ impl Store {
     /// `per_call`: this process makes one call and exits (the CLI): the store keeps no inotify
     /// watch, whose 120-odd watches cost more to add and to close (11–14 ms at 1M entries)
     /// than the call itself, and checks only the day files each query reads
-    /// ([`Store::sync_days`]); its connections leave the WAL for a later checkpoint
+    /// ([`crate::layers::sync::sync_days`]); its connections leave the WAL for a later checkpoint
     /// ([`index::open`]).
     pub(crate) fn open(root: &Path, config: Config, per_call: bool) -> Result<(Store, OpenState, Vec<String>)> {
         let root = root.to_path_buf();
@@ -151,9 +150,7 @@ impl Store {
             zone_created: AtomicBool::new(zone.created),
             pool,
             fixed_now: None,
-            usage_pending: Default::default(),
-            defer_hits: Default::default(),
-            deferred_hits: Default::default(),
+            usage_unwritten: Default::default(),
             watch: Mutex::new(None),
             layer_watch: Default::default(),
             read_only,
@@ -293,195 +290,40 @@ impl Store {
         Ok(mark.is_some() && lock::try_acquire(&self.root)?.is_none())
     }
 
-    /// Brings the index up to date with the cold files: stats every cold file and re-mirrors
-    /// the ones whose size, mtime or inode changed and whose content hash differs; drops the
-    /// entries of deleted files. Free when the inotify watch armed at the previous scan saw
-    /// nothing change (see [`crate::index::watch`]). The report's `layers` part is left empty.
-    pub(crate) fn sync_cold(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
-        self.sync_cold_with(full, true, progress)
-    }
-
-    /// [`Store::sync_cold`]; without `wait`, a busy writer lock is the "busy" error
-    /// ([`is_busy`]) instead of a wait.
-    pub(crate) fn sync_cold_with(&self, full: bool, wait: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
-        if !self.watching {
-            return self.scan_and_apply(full, SyncScope::All, wait, progress);
-        }
-        let mut watch = self.watch.lock().unwrap_or_else(|e| e.into_inner());
-        if !full
-            && let Some(w) = watch.as_mut()
-            && w.quiet()
-        {
-            return Ok(SyncReport { files_scanned: w.files, ..Default::default() });
-        }
-        // Armed before the scan: a change made during or after it is pending at the next sync.
-        *watch = ColdWatch::arm(&self.root);
-        let rep = self.scan_and_apply(full, SyncScope::All, wait, progress);
-        match (&rep, watch.as_mut()) {
-            (Ok(r), Some(w)) => w.files = r.files_scanned,
-            (Err(_), _) => *watch = None,
-            _ => {}
-        }
-        rep
-    }
-
-    /// The cold part of [`Store::sync_days`] on a per-call store: stats only the day files of
-    /// `scope` (listing only its month folders) and mirrors the ones changed, added or removed
-    /// there, waiting for the writer lock. Errors: as [`Store::sync`].
-    pub(crate) fn sync_cold_days(&self, scope: SyncScope) -> Result<SyncReport> {
-        self.scan_and_apply(false, scope, true, &mut |_| {})
-    }
-
-    /// The cold part of a reader's sync ([`Store::sync_reader`]) for `scope`: never waits for
-    /// the writer lock (the "busy" error instead, [`is_busy`]).
-    pub(crate) fn sync_cold_reader(&self, full: bool, scope: SyncScope) -> Result<SyncReport> {
-        if self.watching || scope == SyncScope::All {
-            return self.sync_cold_with(full, false, &mut |_| {});
-        }
-        self.scan_and_apply(false, scope, false, &mut |_| {})
-    }
-
-    fn scan_and_apply(
-        &self,
-        full: bool,
-        scope: SyncScope,
-        wait: bool,
-        progress: &mut dyn FnMut(usize),
-    ) -> Result<SyncReport> {
-        let mut c = self.conn()?;
-        let mut m = ColdMirror { root: &self.root, tz: self.tz(), full, scope, progress };
-        let done = mirror::mirror_changes(&mut m, &mut c, None, || self.mirror_lock(wait))?;
-        let files_scanned = done.first.len();
-        Ok(match done.applied {
-            None => SyncReport { files_scanned, ..Default::default() },
-            Some((_, applied)) => SyncReport { files_scanned, ..applied },
-        })
-    }
-
-    /// True when some cold file differs from what the index records (new, removed, or size,
-    /// mtime, inode or ctime changed): the check of [`Store::sync_cold`] without mirroring.
-    /// Both sides sorted by path and compared in one pass ([`sync::changed`]); the disk side
-    /// from the stat started at open ([`Store::set_prescan`]) when there is one.
-    pub(crate) fn cold_changed(&self) -> Result<bool> {
-        let started = self.prescan.lock().unwrap_or_else(|e| e.into_inner()).take();
-        let disk = match started.map(|h| h.join()) {
-            Some(Ok(scan)) => scan?,
-            // No stat started, or its thread panicked: stat now.
-            _ => sync::scan_disk(&self.root)?,
-        };
-        let c = self.conn()?;
-        let mut st = c.prepare_cached("SELECT path, size, mtime_ns, inode, ctime_ns FROM files ORDER BY path")?;
-        let known = st
-            .query_map([], |r| {
-                Ok(sync::KnownStat {
-                    rel: r.get(0)?,
-                    size: r.get(1)?,
-                    mtime_ns: r.get(2)?,
-                    inode: r.get(3)?,
-                    ctime_ns: r.get(4)?,
-                })
-            })?
-            .collect::<rusqlite::Result<Vec<_>>>()?;
-        Ok(sync::changed(&disk, &known))
-    }
-
     /// True when this store keeps an inotify watch (a long-lived handle), false for a
     /// per-call handle.
     pub(crate) fn watching(&self) -> bool {
         self.watching
     }
 
-    /// Mirrors one cold file (after this process wrote it), under the writer lock the caller
-    /// holds.
-    pub(crate) fn mirror_day(&self, lock: &WriterLock, day: NaiveDate) -> Result<()> {
-        let path = self.root.join(crate::files::cold_rel(day));
-        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        self.mirror_appended(lock, day, &[], 0, &bytes, &[])
+    /// True when the data root cannot be written (a read-only mount, another user's folder):
+    /// queries answer, nothing is recorded, writes are refused ([`Store::lock`]).
+    pub(crate) fn read_only(&self) -> bool {
+        self.read_only.is_some()
     }
 
-    /// Mirrors a day file this process just wrote as `bytes`. When `old_bytes` (holding
-    /// `old_entries` entries) is what the index already mirrors and `appended` are the entries
-    /// added after it, only those are inserted; otherwise the whole day is re-mirrored.
-    pub(crate) fn mirror_appended(
-        &self,
-        _lock: &WriterLock,
-        day: NaiveDate,
-        old_bytes: &[u8],
-        old_entries: usize,
-        bytes: &[u8],
-        appended: &[(i64, &crate::files::entry::Entry)],
-    ) -> Result<()> {
-        let path = self.root.join(crate::files::cold_rel(day));
-        let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
-        let appended: Vec<sync::Appended> =
-            appended.iter().map(|(l, e)| sync::Appended::new(*l, e, self.tz())).collect();
-        let written = WrittenFile::new(day, meta, old_bytes, old_entries, bytes, appended);
-        let mut c = self.conn()?;
-        let tx = c.transaction()?;
-        self.mirror_written_in(&tx, &written)?;
-        tx.commit()?;
-        Ok(())
+    /// What a long-lived handle's watch saw of hot.md and usage.json since their last check
+    /// (`layers::sync`).
+    pub(crate) fn layer_watch(&self) -> std::sync::MutexGuard<'_, crate::index::watch::LayerState> {
+        self.layer_watch.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Mirrors a day file this process wrote ([`WrittenFile`]) inside the caller's transaction
-    /// (an import mirrors a batch of days in one), under the writer lock the caller holds: the
-    /// appended entries alone when the index mirrors the bytes before them, else the whole day
-    /// from `bytes`. The index records the identity in `meta`, taken right after the write, so
-    /// an edit made after it is seen by the next sync.
-    pub(crate) fn mirror_written_in(&self, tx: &rusqlite::Transaction, w: &WrittenFile<'_>) -> Result<()> {
-        let rel = crate::files::cold_rel(w.day);
-        let (_, mtime_ns, inode) = crate::files::identity::identity(&w.meta);
-        let ctime_ns = crate::files::identity::ctime_ns(&w.meta);
-        let stat = sync::FileStat { rel, day: w.day, size: w.bytes.len() as i64, mtime_ns, inode, ctime_ns };
-        let done = !w.appended.is_empty()
-            && sync::append_indexed(tx, &stat, &w.old_hash, &w.hash, w.old_entries, &w.appended, self.tz())?;
-        if !done {
-            sync::mirror_file(tx, &stat, w.bytes, &w.hash, self.tz())?;
-        }
-        Ok(())
+    /// The memo of document frequencies the BM25 scoring keeps while the FTS5 index is unchanged
+    /// (`fts5::bm25::DfMemo`, `query::search`).
+    pub(crate) fn df_memo(&self) -> &Mutex<crate::fts5::bm25::DfMemo> {
+        &self.df_memo
     }
-}
 
-/// A day file this process just wrote, with everything its mirror needs
-/// ([`Store::mirror_written_in`]): hashes and segmented entries are computed where the file was
-/// written, so an import does that work on its file thread, beside the index inserts of the
-/// batch before (the index thread set the import's pace).
-#[derive(Debug)]
-pub(crate) struct WrittenFile<'a> {
-    /// The file's local date.
-    pub day: NaiveDate,
-    /// Its metadata right after the write.
-    pub meta: std::fs::Metadata,
-    /// SHA-1 (hex) of its bytes before the write, and the entries those held.
-    pub old_hash: String,
-    pub old_entries: usize,
-    /// Its bytes after the write, and their SHA-1 (hex).
-    pub bytes: &'a [u8],
-    pub hash: String,
-    /// The entries appended after the old bytes, in file order.
-    pub appended: Vec<sync::Appended<'a>>,
-}
+    /// True while this handle holds usage hits the throttle kept out of usage.json
+    /// (`layers::usage::ops`): `Memory`'s drop writes them.
+    pub(crate) fn usage_unwritten(&self) -> bool {
+        self.usage_unwritten.load(std::sync::atomic::Ordering::Relaxed)
+    }
 
-impl<'a> WrittenFile<'a> {
-    /// The written file `day` (`meta` read right after the write) that held `old_bytes`
-    /// (`old_entries` entries) and now holds `bytes`, `appended` added after the old bytes.
-    pub(crate) fn new(
-        day: NaiveDate,
-        meta: std::fs::Metadata,
-        old_bytes: &[u8],
-        old_entries: usize,
-        bytes: &'a [u8],
-        appended: Vec<sync::Appended<'a>>,
-    ) -> Self {
-        WrittenFile {
-            day,
-            meta,
-            old_hash: sync::sha1_hex(old_bytes),
-            old_entries,
-            bytes,
-            hash: sync::sha1_hex(bytes),
-            appended,
-        }
+    /// Records whether this handle holds usage hits not yet written to usage.json
+    /// ([`Store::usage_unwritten`]).
+    pub(crate) fn set_usage_unwritten(&self, unwritten: bool) {
+        self.usage_unwritten.store(unwritten, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -504,56 +346,5 @@ impl Drop for BusyMark<'_> {
         if let Ok(c) = self.store.conn() {
             let _ = c.execute("DELETE FROM meta WHERE key = ?1", [META_BUSY]);
         }
-    }
-}
-
-/// The cold files as a [`Mirror`]: `cold/YYYY-MM/YYYY-MM-DD.md` into `files` and `entries`.
-struct ColdMirror<'a> {
-    root: &'a Path,
-    /// The configured zone: entries dated another local day than their file are reported.
-    tz: Tz,
-    /// Re-read every file regardless of stats.
-    full: bool,
-    /// The day files to check.
-    scope: SyncScope,
-    progress: &'a mut dyn FnMut(usize),
-}
-
-impl Mirror for ColdMirror<'_> {
-    type Disk = Vec<FileStat>;
-    type Plan = Plan;
-    type Report = SyncReport;
-    const TABLE: Table = Table::Files;
-
-    fn scan(&self) -> Result<Vec<FileStat>> {
-        match self.scope {
-            SyncScope::All => sync::scan_disk(self.root),
-            SyncScope::Days(a, b) => sync::scan_days(self.root, a, b),
-        }
-    }
-
-    fn known(&self, c: &Connection) -> Result<HashMap<String, Known>> {
-        match self.scope {
-            SyncScope::All => mirror::known(c, Table::Files),
-            SyncScope::Days(a, b) => {
-                mirror::known_between(c, Table::Files, &crate::files::cold_rel(a), &crate::files::cold_rel(b))
-            }
-        }
-    }
-
-    fn plan(&self, disk: &Vec<FileStat>, known: &HashMap<String, Known>) -> Plan {
-        let mut p = sync::plan(disk, known);
-        if self.full {
-            p.check = disk.clone();
-        }
-        p
-    }
-
-    fn is_empty(plan: &Plan) -> bool {
-        plan.is_empty()
-    }
-
-    fn apply(&mut self, c: &mut Connection, plan: &Plan, known: &HashMap<String, Known>) -> Result<SyncReport> {
-        sync::apply(c, self.root, plan, known, self.tz, self.progress)
     }
 }

@@ -13,6 +13,8 @@ use serde::Serialize;
 use crate::Result;
 use crate::index::Store;
 use crate::layers::sync::{LayerScope, USAGE_FILE};
+use crate::layers::sync::{sync, sync_layers, write_layer};
+use crate::layers::usage::ops::write_usage_file;
 
 /// Result of [`Memory::export`](crate::Memory::export).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -24,34 +26,32 @@ pub struct ExportReport {
     pub unchanged: usize,
 }
 
-impl Store {
-    /// Writes hot.md, summaries/ and usage.json from the index (module docs). Errors: lock
-    /// timeout, I/O, index.
-    pub fn export(&self) -> Result<ExportReport> {
-        self.sync()?;
-        let lock = self.lock()?;
-        self.sync_layers(LayerScope::All, false, Some(&lock))?;
-        let mut rep = ExportReport::default();
-        let rows: Vec<(String, Vec<u8>)> = {
-            let c = self.conn()?;
-            let mut st = c.prepare("SELECT path, body FROM layer_files WHERE body IS NOT NULL ORDER BY path")?;
-            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?
-        };
-        for (rel, body) in rows {
-            let path = crate::files::safe_join(self.root(), &rel)?;
-            if std::fs::read(&path).ok().as_deref() == Some(&body[..]) {
-                rep.unchanged += 1;
-            } else {
-                self.write_layer(&lock, &rel, &body)?;
-                rep.written.push(rel);
-            }
-        }
-        if self.write_usage_file(&lock)? {
-            rep.written.push(USAGE_FILE.to_string());
-        } else if self.root().join(USAGE_FILE).exists() {
+/// Writes hot.md, summaries/ and usage.json from the index (module docs). Errors: lock
+/// timeout, I/O, index.
+pub fn export(store: &Store) -> Result<ExportReport> {
+    sync(store)?;
+    let lock = store.lock()?;
+    sync_layers(store, LayerScope::All, false, Some(&lock))?;
+    let mut rep = ExportReport::default();
+    let rows: Vec<(String, Vec<u8>)> = {
+        let c = store.conn()?;
+        let mut st = c.prepare("SELECT path, body FROM layer_files WHERE body IS NOT NULL ORDER BY path")?;
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<rusqlite::Result<_>>()?
+    };
+    for (rel, body) in rows {
+        let path = crate::files::safe_join(store.root(), &rel)?;
+        if std::fs::read(&path).ok().as_deref() == Some(&body[..]) {
             rep.unchanged += 1;
+        } else {
+            write_layer(store, &lock, &rel, &body)?;
+            rep.written.push(rel);
         }
-        rep.written.sort();
-        Ok(rep)
     }
+    if write_usage_file(store, &lock)? {
+        rep.written.push(USAGE_FILE.to_string());
+    } else if store.root().join(USAGE_FILE).exists() {
+        rep.unchanged += 1;
+    }
+    rep.written.sort();
+    Ok(rep)
 }

@@ -19,4 +19,4 @@ pub mod stats;
 pub mod summary;
 pub mod sync;
 pub mod usage;
-mod write;
+pub mod write;

@@ -3,7 +3,7 @@
 //!
 //! The files are canonical (the memory is the Markdown files; the index is derived from them and can be deleted): every write of a layer file
 //! goes to the file first, atomically, and then records the file's stat, hash and bytes here
-//! ([`Store::write_layer`]). [`Store::sync_layers`] picks up what changed behind our back —
+//! ([`write_layer`]). [`sync_layers`] picks up what changed behind our back —
 //! a hand edit, another tool — the same way the cold sync does: a pure [`plan`] compares
 //! size / mtime / inode with the recorded row, and the apply step re-reads only those files
 //! and compares sha1s. The file always wins:
@@ -23,7 +23,7 @@
 //! changed meanwhile it lets the lock go and parses again ([`STAGE_TRIES`] times, then parses
 //! under the lock, so it always ends). A caller that already holds the lock parses under it.
 //!
-//! [`Store::sync`] (run by every query) looks at hot.md and usage.json only
+//! [`sync`] (run by every query) looks at hot.md and usage.json only
 //! ([`LayerScope::Live`]); the summaries are looked at ([`LayerScope::All`]) by whatever reads
 //! them — `summarize`, `stats`, `export` — and by `sync --full` or a fresh index, so a query
 //! does not stat thousands of summary files.
@@ -39,6 +39,7 @@ use serde::Serialize;
 
 use crate::files::lock::WriterLock;
 use crate::index::Store;
+use crate::index::cold::{cold_changed, sync_cold, sync_cold_days, sync_cold_reader};
 use crate::index::mirror::{self, Known, Mirror, Table};
 pub use crate::index::sync::LayerReport;
 use crate::index::sync::{SyncReport, sha1_hex};
@@ -59,7 +60,7 @@ pub const SUMMARY_DIRS: [(&str, LayerKind); 3] =
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LayerScope {
     /// hot.md and usage.json: two stats. What every query needs (usage weights) and what
-    /// [`Store::sync`] covers.
+    /// [`sync`] covers.
     Live,
     /// Also every summary file: what `summarize`, `stats` and `export` read, and what
     /// `sync --full` and a fresh index cover.
@@ -300,7 +301,7 @@ fn full_ident(m: &std::fs::Metadata) -> FullIdent {
     (size, mtime_ns, inode, crate::files::identity::ctime_ns(m))
 }
 
-/// usage.json as read outside the writer lock ([`Store::stage_usage`]): the file's identity
+/// usage.json as read outside the writer lock ([`stage_usage`]): the file's identity
 /// during the read, the digest of its bytes, and the load status of the records staged in the
 /// connection's staging table (`None`: not parsed, because its bytes are the recorded ones).
 #[derive(Debug)]
@@ -408,280 +409,278 @@ impl Mirror for LayerMirror<'_> {
     }
 }
 
-impl Store {
-    /// Brings the index up to date with the files: the layer files of [`LayerScope::Live`]
-    /// (hot.md, usage.json; every layer file when `full`), then the cold files
-    /// ([`Store::sync_cold`]). Cheap when nothing changed (no lock, no reads). Every query
-    /// runs it first, so hand edits are seen by the next query.
-    pub fn sync(&self) -> Result<SyncReport> {
-        self.sync_with_progress(false, &mut |_| {})
-    }
+/// Brings the index up to date with the files: the layer files of [`LayerScope::Live`]
+/// (hot.md, usage.json; every layer file when `full`), then the cold files
+/// (`index::cold::sync_cold`). Cheap when nothing changed (no lock, no reads). Every query
+/// runs it first, so hand edits are seen by the next query.
+pub fn sync(store: &Store) -> Result<SyncReport> {
+    sync_with_progress(store, false, &mut |_| {})
+}
 
-    /// [`Store::sync`] with a progress callback (cold files done) and, when `full`, a re-read
-    /// of every file regardless of stats.
-    pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
-        let scope = if full { LayerScope::All } else { LayerScope::Live };
-        let layers = self.sync_layers(scope, full, None)?;
-        let cold = self.sync_cold(full, progress)?;
-        Ok(SyncReport { layers, ..cold })
-    }
+/// [`sync`] with a progress callback (cold files done) and, when `full`, a re-read
+/// of every file regardless of stats.
+pub fn sync_with_progress(store: &Store, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+    let scope = if full { LayerScope::All } else { LayerScope::Live };
+    let layers = sync_layers(store, scope, full, None)?;
+    let cold = sync_cold(store, full, progress)?;
+    Ok(SyncReport { layers, ..cold })
+}
 
-    /// Brings the index up to date for a query that reads only `scope`'s day files. A
-    /// watching store does what [`Store::sync`] does (its watch covers every file at no cost);
-    /// a per-call store syncs the live layer files, then stats only the day files of `scope`
-    /// (listing only its month folders) and mirrors the ones changed, added or removed there.
-    /// Files outside the scope are left for the query that reads them. Errors: as
-    /// [`Store::sync`].
-    pub fn sync_days(&self, scope: crate::index::store::SyncScope) -> Result<SyncReport> {
-        if self.watching || scope == crate::index::store::SyncScope::All {
-            return self.sync();
+/// Brings the index up to date for a query that reads only `scope`'s day files. A
+/// watching store does what [`sync`] does (its watch covers every file at no cost);
+/// a per-call store syncs the live layer files, then stats only the day files of `scope`
+/// (listing only its month folders) and mirrors the ones changed, added or removed there.
+/// Files outside the scope are left for the query that reads them. Errors: as
+/// [`sync`].
+pub fn sync_days(store: &Store, scope: crate::index::store::SyncScope) -> Result<SyncReport> {
+    if store.watching() || scope == crate::index::store::SyncScope::All {
+        return sync(store);
+    }
+    let layers = sync_layers(store, LayerScope::Live, false, None)?;
+    let cold = sync_cold_days(store, scope)?;
+    Ok(SyncReport { layers, ..cold })
+}
+
+/// The sync of a reader (every query, and opening a handle): as [`sync`], but it
+/// never waits for the writer lock (an answer must not wait for an import or a rebuild). When files need mirroring and
+/// another writer holds the lock (an import, a rebuild), or a writer marked a long write
+/// ([`Store::mark_busy`]), it mirrors nothing and returns `stale: true`; the caller
+/// answers from the index as it is — the last committed state, which WAL readers see
+/// whole — and says so.
+pub(crate) fn sync_reader(store: &Store, full: bool) -> Result<SyncReport> {
+    sync_reader_scoped(store, full, crate::index::store::SyncScope::All)
+}
+
+/// Answers `query` from an up-to-date index, for a query that may read every cold file
+/// (no time window), returning its result and whether the index was stale. A watching
+/// store syncs first (its inotify queue makes that free). A per-call store (the CLI) syncs
+/// the layer files first, then runs `query` while a second thread stats every cold file
+/// and compares them with the index — the stat pass (≈ 3 500 `statx` at 1M entries) costs
+/// as much as a typical query, so on two cores the call pays the longer of the two, not
+/// their sum. Only when a file changed is it mirrored and `query` run again, so
+/// the answer is the one a sync-then-query would give. Errors: those of the sync and of
+/// `query`.
+pub(crate) fn read_synced<T: Send>(store: &Store, query: impl Fn() -> Result<T> + Sync) -> Result<(T, bool)> {
+    if store.watching() {
+        let stale = sync_reader(store, false)?.stale;
+        return Ok((query()?, stale));
+    }
+    let layers_stale = match sync_layers_with(store, LayerScope::Live, false, None, false) {
+        Ok(_) => false,
+        Err(e) if crate::index::store::is_busy(&e) => true,
+        Err(e) => return Err(e),
+    };
+    let (first, changed) = std::thread::scope(|s| {
+        let check = s.spawn(|| cold_changed(store));
+        let first = query();
+        // A panicked check thread counts as "changed": the sync below redoes it.
+        (first, check.join().unwrap_or(Ok(true)))
+    });
+    if !changed? {
+        return Ok((first?, layers_stale || store.writer_busy()?));
+    }
+    let stale = sync_reader(store, false)?.stale;
+    Ok((query()?, stale))
+}
+
+/// [`sync_reader`] for a query that reads only `days`' cold files (a per-call store
+/// then stats only those: [`sync_days`]).
+pub(crate) fn sync_reader_scoped(
+    store: &Store,
+    full: bool,
+    days: crate::index::store::SyncScope,
+) -> Result<SyncReport> {
+    let scope = if full { LayerScope::All } else { LayerScope::Live };
+    let (layers, mut stale) = match sync_layers_with(store, scope, full, None, false) {
+        Ok(l) => (l, false),
+        Err(e) if crate::index::store::is_busy(&e) => (LayerReport::default(), true),
+        Err(e) => return Err(e),
+    };
+    let cold = match sync_cold_reader(store, full, days) {
+        Ok(c) => c,
+        Err(e) if crate::index::store::is_busy(&e) => SyncReport { stale: true, ..Default::default() },
+        Err(e) => return Err(e),
+    };
+    stale |= cold.stale || store.writer_busy()?;
+    Ok(SyncReport { layers, stale, ..cold })
+}
+
+/// Brings the `layer_files` rows of `scope` (and the usage table) up to date with the
+/// layer files on disk; the file wins (module docs). Cheap when nothing changed: one stat
+/// per file, no lock. `full` re-reads every file. Pass `lock` when the caller already holds
+/// the writer lock (taking it twice in one process would wait for itself). A corrupt
+/// usage.json is reported as a `log` warning and rewritten by this handle's next flush.
+pub fn sync_layers(store: &Store, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
+    sync_layers_with(store, scope, full, lock, true)
+}
+
+/// [`sync_layers`]; without `wait`, a busy writer lock is the "busy" error
+/// (`store::is_busy`) instead of a wait.
+fn sync_layers_with(
+    store: &Store,
+    scope: LayerScope,
+    full: bool,
+    lock: Option<&WriterLock>,
+    wait: bool,
+) -> Result<LayerReport> {
+    // A long-lived handle checks hot.md and usage.json only after its watch saw one of them
+    // change (index::watch::LayerWatch); a per-call handle, a full check or a caller holding
+    // the lock (a write about to change them) always checks.
+    let watched = store.watching() && scope == LayerScope::Live && !full && lock.is_none();
+    if watched {
+        let mut w = store.layer_watch();
+        if let Some(files) = w.unchanged(store.root(), &[HOT_FILE, USAGE_FILE]) {
+            return Ok(LayerReport { files_scanned: files, ..Default::default() });
         }
-        let layers = self.sync_layers(LayerScope::Live, false, None)?;
-        let cold = self.sync_cold_days(scope)?;
-        Ok(SyncReport { layers, ..cold })
     }
-
-    /// The sync of a reader (every query, and opening a handle): as [`Store::sync`], but it
-    /// never waits for the writer lock (an answer must not wait for an import or a rebuild). When files need mirroring and
-    /// another writer holds the lock (an import, a rebuild), or a writer marked a long write
-    /// ([`Store::mark_busy`]), it mirrors nothing and returns `stale: true`; the caller
-    /// answers from the index as it is — the last committed state, which WAL readers see
-    /// whole — and says so.
-    pub(crate) fn sync_reader(&self, full: bool) -> Result<SyncReport> {
-        self.sync_reader_scoped(full, crate::index::store::SyncScope::All)
+    let report = check_layers(store, scope, full, lock, wait)?;
+    if watched {
+        store.layer_watch().checked(report.files_scanned);
     }
+    Ok(report)
+}
 
-    /// Answers `query` from an up-to-date index, for a query that may read every cold file
-    /// (no time window), returning its result and whether the index was stale. A watching
-    /// store syncs first (its inotify queue makes that free). A per-call store (the CLI) syncs
-    /// the layer files first, then runs `query` while a second thread stats every cold file
-    /// and compares them with the index — the stat pass (≈ 3 500 `statx` at 1M entries) costs
-    /// as much as a typical query, so on two cores the call pays the longer of the two, not
-    /// their sum. Only when a file changed is it mirrored and `query` run again, so
-    /// the answer is the one a sync-then-query would give. Errors: those of the sync and of
-    /// `query`.
-    pub(crate) fn read_synced<T: Send>(&self, query: impl Fn() -> Result<T> + Sync) -> Result<(T, bool)> {
-        if self.watching() {
-            let stale = self.sync_reader(false)?.stale;
-            return Ok((query()?, stale));
+/// [`sync_layers_with`] without the watch: stats the files of `scope` and mirrors
+/// the changed ones.
+fn check_layers(
+    store: &Store,
+    scope: LayerScope,
+    full: bool,
+    lock: Option<&WriterLock>,
+    wait: bool,
+) -> Result<LayerReport> {
+    let mut c = store.conn()?;
+    let usage_path = store.root().join(USAGE_FILE);
+    let mut tries = 0;
+    let done = loop {
+        // usage.json is parsed before the lock is taken (module docs), unless the caller
+        // holds it already or the file kept changing under us.
+        let staged = if lock.is_none() && tries < STAGE_TRIES { stage_usage(store, &c, full, wait)? } else { None };
+        let mut m = LayerMirror { root: store.root(), scope, full, staged };
+        match mirror::mirror_changes(&mut m, &mut c, lock, || store.mirror_lock(wait)) {
+            Err(Error::Changed(p)) if p == usage_path && tries < STAGE_TRIES => tries += 1,
+            r => break r,
         }
-        let layers_stale = match self.sync_layers_with(LayerScope::Live, false, None, false) {
-            Ok(_) => false,
-            Err(e) if crate::index::store::is_busy(&e) => true,
+    };
+    let _ = crate::layers::usage::table::drop_stage(&c);
+    let done = done?;
+    let Some((disk, applied)) = done.applied else {
+        return Ok(LayerReport { files_scanned: done.first.len(), ..Default::default() });
+    };
+    if let Some(why) = &applied.usage_corrupt {
+        log::warn!("{USAGE_FILE} could not be read ({why}); rebuilt (weight 50, never hit)");
+        store.set_usage_unwritten(true);
+    }
+    Ok(LayerReport { files_scanned: disk.len(), ..applied })
+}
+
+/// Reads usage.json into `c`'s staging table without the writer lock when its stat
+/// differs from the recorded row (or `full`), for [`apply_usage`] to swap in under the
+/// lock (module docs). A first pass only hashes it: bytes equal to the recorded ones are not
+/// parsed. `None` when there is nothing to stage: no file, an unchanged stat, a file that
+/// changed during both reads of [`STAGE_TRIES`] attempts, or (`!wait`) a writer lock that is
+/// taken now, so the parse could not be swapped in anyway (the reader answers `stale`).
+fn stage_usage(store: &Store, c: &Connection, full: bool, wait: bool) -> Result<Option<Staged>> {
+    use crate::layers::usage::table;
+    use std::io::{Seek, SeekFrom};
+    let path = store.root().join(USAGE_FILE);
+    let Some(meta) = std::fs::symlink_metadata(&path).ok().filter(|m| m.is_file()) else { return Ok(None) };
+    let row: Option<(FullIdent, String)> = c
+        .prepare_cached("SELECT size, mtime_ns, inode, ctime_ns, hash FROM layer_files WHERE path = ?1")?
+        .query_row([USAGE_FILE], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?), r.get(4)?)))
+        .optional()?;
+    if !full && row.as_ref().is_some_and(|r| r.0 == full_ident(&meta)) {
+        return Ok(None);
+    }
+    if !wait {
+        match store.mirror_lock(false) {
+            Ok(probe) => drop(probe),
+            Err(e) if crate::index::store::is_busy(&e) => return Ok(None),
             Err(e) => return Err(e),
-        };
-        let (first, changed) = std::thread::scope(|s| {
-            let check = s.spawn(|| self.cold_changed());
-            let first = query();
-            // A panicked check thread counts as "changed": the sync below redoes it.
-            (first, check.join().unwrap_or(Ok(true)))
-        });
-        if !changed? {
-            return Ok((first?, layers_stale || self.writer_busy()?));
         }
-        let stale = self.sync_reader(false)?.stale;
-        Ok((query()?, stale))
     }
-
-    /// [`Store::sync_reader`] for a query that reads only `days`' cold files (a per-call store
-    /// then stats only those: [`Store::sync_days`]).
-    pub(crate) fn sync_reader_scoped(&self, full: bool, days: crate::index::store::SyncScope) -> Result<SyncReport> {
-        let scope = if full { LayerScope::All } else { LayerScope::Live };
-        let (layers, mut stale) = match self.sync_layers_with(scope, full, None, false) {
-            Ok(l) => (l, false),
-            Err(e) if crate::index::store::is_busy(&e) => (LayerReport::default(), true),
-            Err(e) => return Err(e),
+    for _ in 0..STAGE_TRIES {
+        let mut file = match std::fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(Error::io(&path, e)),
         };
-        let cold = match self.sync_cold_reader(full, days) {
-            Ok(c) => c,
-            Err(e) if crate::index::store::is_busy(&e) => SyncReport { stale: true, ..Default::default() },
-            Err(e) => return Err(e),
+        let fstat = |f: &std::fs::File| f.metadata().map(|m| full_ident(&m)).map_err(|e| Error::io(&path, e));
+        let before = fstat(&file)?;
+        let digest = table::digest_of(&file).map_err(|e| Error::io(&path, e))?;
+        let staged = if row.as_ref().is_some_and(|r| r.1 == digest.sha1) {
+            Staged { ident: before, digest, status: None }
+        } else {
+            file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(&path, e))?;
+            let (status, digest) = table::stage(c, &file)?;
+            Staged { ident: before, digest, status: Some(status) }
         };
-        stale |= cold.stale || self.writer_busy()?;
-        Ok(SyncReport { layers, stale, ..cold })
+        // Written to while we read: what we read may be half old, half new.
+        if fstat(&file)? == before && staged.digest.size == before.0 {
+            return Ok(Some(staged));
+        }
     }
+    Ok(None)
+}
 
-    /// Brings the `layer_files` rows of `scope` (and the usage table) up to date with the
-    /// layer files on disk; the file wins (module docs). Cheap when nothing changed: one stat
-    /// per file, no lock. `full` re-reads every file. Pass `lock` when the caller already holds
-    /// the writer lock (taking it twice in one process would wait for itself). A corrupt
-    /// usage.json is reported as a `log` warning and rewritten by this handle's next flush.
-    pub fn sync_layers(&self, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
-        self.sync_layers_with(scope, full, lock, true)
+/// The mirrored bytes of a layer file (`hot.md`, `summaries/...`), `None` when it has no
+/// row (the file does not exist, as of the last sync). Always `None` for usage.json.
+pub fn layer_body(store: &Store, rel: &str) -> Result<Option<Vec<u8>>> {
+    let c = store.conn()?;
+    let body: Option<Option<Vec<u8>>> =
+        c.prepare_cached("SELECT body FROM layer_files WHERE path = ?1")?.query_row([rel], |r| r.get(0)).optional()?;
+    Ok(body.flatten())
+}
+
+/// Writes a layer file atomically (temp + fsync + rename), then records its row. The
+/// caller holds the writer lock and computed `bytes` from the mirrored row: if the file is
+/// no longer what the row records (a hand edit since the last sync, or during this write),
+/// nothing is written and the error is [`Error::Changed`] — the caller syncs and redoes, so
+/// a hand edit is never overwritten ([`crate::files::cas`]). Once the file is written, a
+/// failure to record the row (a full disk) is not an error: the row stays behind and the
+/// next sync reads the file. Errors: `rel` is not a layer path (field `path`), I/O before
+/// the file is replaced.
+pub fn write_layer(store: &Store, _lock: &WriterLock, rel: &str, bytes: &[u8]) -> Result<()> {
+    let kind = kind_of(rel).ok_or_else(|| Error::bad("path", format!("{rel:?} is not a layer file")))?;
+    let path = crate::files::safe_join(store.root(), rel)?;
+    if let Some(dir) = path.parent() {
+        crate::files::cas::clean_temps(dir);
     }
+    let c = store.conn()?;
+    let row: Option<String> =
+        c.prepare_cached("SELECT hash FROM layer_files WHERE path = ?1")?.query_row([rel], |r| r.get(0)).optional()?;
+    let snap = crate::files::cas::read(&path)?;
+    let as_mirrored = match (&row, snap.ident) {
+        (None, None) => true,
+        (Some(h), Some(_)) => *h == sha1_hex(&snap.bytes),
+        _ => false,
+    };
+    if !as_mirrored || crate::files::cas::replace(&path, &snap, bytes)? == crate::files::cas::Outcome::Changed {
+        return Err(Error::Changed(path));
+    }
+    if let Some((size, mtime_ns, inode, ctime_ns)) = stat_of(&path) {
+        let f = LayerStat { rel: rel.to_string(), kind, size, mtime_ns, inode, ctime_ns };
+        let _ = upsert_row(&c, &f, bytes);
+    }
+    Ok(())
+}
 
-    /// [`Store::sync_layers`]; without `wait`, a busy writer lock is the "busy" error
-    /// (`store::is_busy`) instead of a wait.
-    fn sync_layers_with(
-        &self,
-        scope: LayerScope,
-        full: bool,
-        lock: Option<&WriterLock>,
-        wait: bool,
-    ) -> Result<LayerReport> {
-        // A long-lived handle checks hot.md and usage.json only after its watch saw one of them
-        // change (index::watch::LayerWatch); a per-call handle, a full check or a caller holding
-        // the lock (a write about to change them) always checks.
-        let watched = self.watching && scope == LayerScope::Live && !full && lock.is_none();
-        if watched {
-            let mut w = self.layer_watch.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(files) = w.unchanged(self.root(), &[HOT_FILE, USAGE_FILE]) {
-                return Ok(LayerReport { files_scanned: files, ..Default::default() });
+/// Runs `op` (which reads mirrored layer rows and writes layer files under `lock`) until
+/// it does not meet a layer file changed behind its back: on [`Error::Changed`] the layer
+/// rows are synced from the files and `op` runs again (at most
+/// [`crate::files::cas::MAX_REDO`] times).
+pub(crate) fn redo_on_change<T>(store: &Store, lock: &WriterLock, mut op: impl FnMut() -> Result<T>) -> Result<T> {
+    let mut last = None;
+    for _ in 0..crate::files::cas::MAX_REDO {
+        match op() {
+            Err(Error::Changed(p)) => {
+                sync_layers(store, LayerScope::Live, false, Some(lock))?;
+                last = Some(p);
             }
+            r => return r,
         }
-        let report = self.check_layers(scope, full, lock, wait)?;
-        if watched {
-            self.layer_watch.lock().unwrap_or_else(|e| e.into_inner()).checked(report.files_scanned);
-        }
-        Ok(report)
     }
-
-    /// [`Store::sync_layers_with`] without the watch: stats the files of `scope` and mirrors
-    /// the changed ones.
-    fn check_layers(
-        &self,
-        scope: LayerScope,
-        full: bool,
-        lock: Option<&WriterLock>,
-        wait: bool,
-    ) -> Result<LayerReport> {
-        let mut c = self.conn()?;
-        let usage_path = self.root().join(USAGE_FILE);
-        let mut tries = 0;
-        let done = loop {
-            // usage.json is parsed before the lock is taken (module docs), unless the caller
-            // holds it already or the file kept changing under us.
-            let staged = if lock.is_none() && tries < STAGE_TRIES { self.stage_usage(&c, full, wait)? } else { None };
-            let mut m = LayerMirror { root: self.root(), scope, full, staged };
-            match mirror::mirror_changes(&mut m, &mut c, lock, || self.mirror_lock(wait)) {
-                Err(Error::Changed(p)) if p == usage_path && tries < STAGE_TRIES => tries += 1,
-                r => break r,
-            }
-        };
-        let _ = crate::layers::usage::table::drop_stage(&c);
-        let done = done?;
-        let Some((disk, applied)) = done.applied else {
-            return Ok(LayerReport { files_scanned: done.first.len(), ..Default::default() });
-        };
-        if let Some(why) = &applied.usage_corrupt {
-            log::warn!("{USAGE_FILE} could not be read ({why}); rebuilt (weight 50, never hit)");
-            self.usage_pending.store(true, std::sync::atomic::Ordering::Relaxed);
-        }
-        Ok(LayerReport { files_scanned: disk.len(), ..applied })
-    }
-
-    /// Reads usage.json into `c`'s staging table without the writer lock when its stat
-    /// differs from the recorded row (or `full`), for [`apply_usage`] to swap in under the
-    /// lock (module docs). A first pass only hashes it: bytes equal to the recorded ones are not
-    /// parsed. `None` when there is nothing to stage: no file, an unchanged stat, a file that
-    /// changed during both reads of [`STAGE_TRIES`] attempts, or (`!wait`) a writer lock that is
-    /// taken now, so the parse could not be swapped in anyway (the reader answers `stale`).
-    fn stage_usage(&self, c: &Connection, full: bool, wait: bool) -> Result<Option<Staged>> {
-        use crate::layers::usage::table;
-        use std::io::{Seek, SeekFrom};
-        let path = self.root().join(USAGE_FILE);
-        let Some(meta) = std::fs::symlink_metadata(&path).ok().filter(|m| m.is_file()) else { return Ok(None) };
-        let row: Option<(FullIdent, String)> = c
-            .prepare_cached("SELECT size, mtime_ns, inode, ctime_ns, hash FROM layer_files WHERE path = ?1")?
-            .query_row([USAGE_FILE], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?), r.get(4)?)))
-            .optional()?;
-        if !full && row.as_ref().is_some_and(|r| r.0 == full_ident(&meta)) {
-            return Ok(None);
-        }
-        if !wait {
-            match self.mirror_lock(false) {
-                Ok(probe) => drop(probe),
-                Err(e) if crate::index::store::is_busy(&e) => return Ok(None),
-                Err(e) => return Err(e),
-            }
-        }
-        for _ in 0..STAGE_TRIES {
-            let mut file = match std::fs::File::open(&path) {
-                Ok(f) => f,
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-                Err(e) => return Err(Error::io(&path, e)),
-            };
-            let fstat = |f: &std::fs::File| f.metadata().map(|m| full_ident(&m)).map_err(|e| Error::io(&path, e));
-            let before = fstat(&file)?;
-            let digest = table::digest_of(&file).map_err(|e| Error::io(&path, e))?;
-            let staged = if row.as_ref().is_some_and(|r| r.1 == digest.sha1) {
-                Staged { ident: before, digest, status: None }
-            } else {
-                file.seek(SeekFrom::Start(0)).map_err(|e| Error::io(&path, e))?;
-                let (status, digest) = table::stage(c, &file)?;
-                Staged { ident: before, digest, status: Some(status) }
-            };
-            // Written to while we read: what we read may be half old, half new.
-            if fstat(&file)? == before && staged.digest.size == before.0 {
-                return Ok(Some(staged));
-            }
-        }
-        Ok(None)
-    }
-
-    /// The mirrored bytes of a layer file (`hot.md`, `summaries/...`), `None` when it has no
-    /// row (the file does not exist, as of the last sync). Always `None` for usage.json.
-    pub fn layer_body(&self, rel: &str) -> Result<Option<Vec<u8>>> {
-        let c = self.conn()?;
-        let body: Option<Option<Vec<u8>>> = c
-            .prepare_cached("SELECT body FROM layer_files WHERE path = ?1")?
-            .query_row([rel], |r| r.get(0))
-            .optional()?;
-        Ok(body.flatten())
-    }
-
-    /// Writes a layer file atomically (temp + fsync + rename), then records its row. The
-    /// caller holds the writer lock and computed `bytes` from the mirrored row: if the file is
-    /// no longer what the row records (a hand edit since the last sync, or during this write),
-    /// nothing is written and the error is [`Error::Changed`] — the caller syncs and redoes, so
-    /// a hand edit is never overwritten ([`crate::files::cas`]). Once the file is written, a
-    /// failure to record the row (a full disk) is not an error: the row stays behind and the
-    /// next sync reads the file. Errors: `rel` is not a layer path (field `path`), I/O before
-    /// the file is replaced.
-    pub fn write_layer(&self, _lock: &WriterLock, rel: &str, bytes: &[u8]) -> Result<()> {
-        let kind = kind_of(rel).ok_or_else(|| Error::bad("path", format!("{rel:?} is not a layer file")))?;
-        let path = crate::files::safe_join(self.root(), rel)?;
-        if let Some(dir) = path.parent() {
-            crate::files::cas::clean_temps(dir);
-        }
-        let c = self.conn()?;
-        let row: Option<String> = c
-            .prepare_cached("SELECT hash FROM layer_files WHERE path = ?1")?
-            .query_row([rel], |r| r.get(0))
-            .optional()?;
-        let snap = crate::files::cas::read(&path)?;
-        let as_mirrored = match (&row, snap.ident) {
-            (None, None) => true,
-            (Some(h), Some(_)) => *h == sha1_hex(&snap.bytes),
-            _ => false,
-        };
-        if !as_mirrored || crate::files::cas::replace(&path, &snap, bytes)? == crate::files::cas::Outcome::Changed {
-            return Err(Error::Changed(path));
-        }
-        if let Some((size, mtime_ns, inode, ctime_ns)) = stat_of(&path) {
-            let f = LayerStat { rel: rel.to_string(), kind, size, mtime_ns, inode, ctime_ns };
-            let _ = upsert_row(&c, &f, bytes);
-        }
-        Ok(())
-    }
-
-    /// Runs `op` (which reads mirrored layer rows and writes layer files under `lock`) until
-    /// it does not meet a layer file changed behind its back: on [`Error::Changed`] the layer
-    /// rows are synced from the files and `op` runs again (at most
-    /// [`crate::files::cas::MAX_REDO`] times).
-    pub(crate) fn redo_on_change<T>(&self, lock: &WriterLock, mut op: impl FnMut() -> Result<T>) -> Result<T> {
-        let mut last = None;
-        for _ in 0..crate::files::cas::MAX_REDO {
-            match op() {
-                Err(Error::Changed(p)) => {
-                    self.sync_layers(LayerScope::Live, false, Some(lock))?;
-                    last = Some(p);
-                }
-                r => return r,
-            }
-        }
-        Err(Error::Changed(last.unwrap_or_default()))
-    }
+    Err(Error::Changed(last.unwrap_or_default()))
 }
 
 #[cfg(test)]

@@ -10,36 +10,62 @@
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 
 use crate::files::entry::{Entry, Source};
 use crate::files::lock::WriterLock;
+use crate::import::import;
 use crate::import::{Format, ImportReport};
 use crate::index::check::CheckReport;
+use crate::index::check::check;
 use crate::index::sync::SyncReport;
 use crate::index::{OpenState, Store};
+use crate::layers::cold::ops::append_entries;
 use crate::layers::cold::{Appended, WriteArgs, WriteResult};
 use crate::layers::export::ExportReport;
+use crate::layers::export::export;
+use crate::layers::hot::ops::{hot_doc, hot_get, hot_set};
 use crate::layers::hot::set::HotSetResult;
 use crate::layers::hot::{HotDoc, HotGetResult};
 use crate::layers::session::ops::SessionEndResult;
+use crate::layers::session::ops::{logged_sessions, session_end};
 use crate::layers::stats::Stats;
+use crate::layers::stats::ops::stats;
 use crate::layers::summary::Period;
 use crate::layers::summary::ops::SummarizeResult;
+use crate::layers::summary::ops::{summarize, summarize_period};
 use crate::layers::sync::{LayerReport, LayerScope};
+use crate::layers::sync::{layer_body, sync, sync_layers, sync_reader, sync_with_progress};
 use crate::layers::usage::Ledger;
-use crate::query::ListResult;
+use crate::layers::usage::ops::{flush_at_close, flush_usage, record_hits, usage_records};
+use crate::layers::write::write;
 use crate::query::retrieve::{RetrieveArgs, RetrieveResult};
 use crate::query::search::{Mode, RecallResult};
+use crate::query::{Answer, Item, ListResult, Reader};
 use crate::{Config, Error, Result};
 
 /// Usage hits held back by [`Memory::defer_hits`] and taken by [`Memory::take_deferred_hits`]:
 /// per query, the instant it ran (UTC) and the contents of the items it returned.
-#[cfg(all(unix, feature = "serve"))]
 #[derive(Debug, Default)]
 pub(crate) struct DeferredHits(Vec<(DateTime<Utc>, Vec<String>)>);
+
+/// What a handle does with the usage hits of its queries ([`Memory::defer_hits`]): record them
+/// as each query returns (`on` false, the default), or hold them back until the caller asks.
+#[derive(Debug, Default)]
+struct Deferral {
+    on: AtomicBool,
+    held: Mutex<DeferredHits>,
+}
+
+impl Deferral {
+    fn held(&self) -> std::sync::MutexGuard<'_, DeferredHits> {
+        self.held.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
 
 /// An open data root: a thin facade over the subsystems (listings, search and retrieve in
 /// [`crate::query`], the layers in [`crate::layers`], import, the index in [`crate::index`]),
@@ -47,6 +73,7 @@ pub(crate) struct DeferredHits(Vec<(DateTime<Utc>, Vec<String>)>);
 #[derive(Debug)]
 pub struct Memory {
     store: Store,
+    deferral: Deferral,
     open_report: SyncReport,
     warnings: Vec<String>,
 }
@@ -70,8 +97,8 @@ impl Memory {
         let (store, state, warnings) = Store::open(root.as_ref(), config, false)?;
         // A reader's sync: it does not wait for another writer (an import, a rebuild) but
         // reports `stale` (an answer never waits for a writer); writes take the lock themselves.
-        let open_report = store.sync_reader(state == OpenState::Fresh)?;
-        Ok(Memory { store, open_report, warnings })
+        let open_report = sync_reader(&store, state == OpenState::Fresh)?;
+        Ok(Memory { store, deferral: Deferral::default(), open_report, warnings })
     }
 
     /// Opens for one call in a short-lived process (the CLI). No sync at open (except the full
@@ -89,13 +116,13 @@ impl Memory {
             // under the writer lock, for minutes at a million entries). Still busy after that
             // wait: answer from what the rebuild has committed so far, marked `stale` — a query
             // never fails because a rebuild is under way.
-            OpenState::Fresh => match store.sync_with_progress(true, &mut |_| {}) {
+            OpenState::Fresh => match sync_with_progress(&store, true, &mut |_| {}) {
                 Err(Error::LockTimeout { .. }) => SyncReport { stale: true, ..SyncReport::default() },
                 r => r?,
             },
             OpenState::Current => SyncReport::default(),
         };
-        Ok(Memory { store, open_report, warnings })
+        Ok(Memory { store, deferral: Deferral::default(), open_report, warnings })
     }
 
     /// [`Memory::open_per_call`] for a call that queries without a time window (`recall`,
@@ -118,7 +145,7 @@ impl Memory {
     /// Opens without mirroring anything: for `check`, which reports the index as it is.
     pub fn open_unsynced(root: impl AsRef<Path>, config: Config) -> Result<Memory> {
         let (store, _, warnings) = Store::open(root.as_ref(), config, false)?;
-        Ok(Memory { store, open_report: SyncReport::default(), warnings })
+        Ok(Memory { store, deferral: Deferral::default(), open_report: SyncReport::default(), warnings })
     }
 
     /// Runs `f` with "now" pinned to `now` (a UTC instant) for what this thread does through
@@ -156,13 +183,13 @@ impl Memory {
         format: Option<Format>,
         progress: &mut dyn FnMut(usize, usize),
     ) -> Result<ImportReport> {
-        self.store.import(path, format, progress)
+        import(&self.store, path, format, progress)
     }
 
     /// Compares index and files without modifying either. Meaningful on a handle opened with
     /// [`Memory::open_unsynced`]; on a synced handle it reports what the sync left.
     pub fn check(&self) -> Result<CheckReport> {
-        self.store.check()
+        check(&self.store)
     }
 
     /// The current instant: the pinned one, or the system clock truncated to milliseconds
@@ -225,7 +252,7 @@ impl Memory {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn write(&self, args: &WriteArgs) -> Result<WriteResult> {
-        self.store.write(args)
+        write(&self.store, args)
     }
 
     /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
@@ -238,19 +265,19 @@ impl Memory {
         entries: &[Entry],
         lock: Option<&crate::files::lock::WriterLock>,
     ) -> Result<Appended> {
-        self.store.append_entries(day, entries, lock)
+        append_entries(&self.store, day, entries, lock)
     }
 
     /// Writes hot.md, summaries/ and usage.json from the index (module docs). Errors: lock
     /// timeout, I/O, index.
     pub fn export(&self) -> Result<ExportReport> {
-        self.store.export()
+        export(&self.store)
     }
 
     /// The mirrored hot.md, parsed; `None` when there is no hot.md (as of the last sync).
     #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
     pub fn hot_doc(&self) -> Result<Option<HotDoc>> {
-        self.store.hot_doc()
+        hot_doc(&self.store)
     }
 
     /// `mem_hot_get()`: the body, its size against `hotLimit`, the candidates and the topics
@@ -259,7 +286,7 @@ impl Memory {
     /// in `pruned`; if that cold write fails they stay, `pruned` counts nothing and `warnings`
     /// says why. Errors: index or lock failures, or hot.md cannot be rewritten after the sink.
     pub fn hot_get(&self) -> Result<HotGetResult> {
-        self.store.hot_get()
+        hot_get(&self.store)
     }
 
     /// `mem_hot_set(content)`: replaces the body with `content` (empty clears it); candidates
@@ -269,13 +296,13 @@ impl Memory {
     /// (`evicted`, `charsAfterEvict`, `evictHint`); if the cold write fails the body is written
     /// un-evicted and `evictHint` says why. Errors: lock timeout, I/O, index.
     pub fn hot_set(&self, content: &str) -> Result<HotSetResult> {
-        self.store.hot_set(content)
+        hot_set(&self.store, content)
     }
 
     /// The `conv#seq` keys of every session already logged (entries tagged `session` with a
     /// source marker).
     pub fn logged_sessions(&self) -> Result<HashSet<String>> {
-        self.store.logged_sessions()
+        logged_sessions(&self.store)
     }
 
     /// Session end: when `autoLogOnSessionEnd` is on and at least `autoLogMinTurns` non-blank
@@ -284,7 +311,7 @@ impl Memory {
     /// `logged: false` with the reason. Errors: invalid source (fields `source.*`), lock
     /// timeout, I/O.
     pub fn session_end(&self, turns: &[String], source: Option<&Source>) -> Result<SessionEndResult> {
-        self.store.session_end(turns, source)
+        session_end(&self.store, turns, source)
     }
 
     /// `mem_stats()`: hot chars / limit / candidates / topics; cold files and entries per month
@@ -292,7 +319,7 @@ impl Memory {
     /// and `topRecalled` / `weightTop` / `weightBottom` (5 each, text cut to 40 code points).
     /// Read-only. Errors: index failures.
     pub fn stats(&self) -> Result<Stats> {
-        self.store.stats()
+        stats(&self.store)
     }
 
     /// `mem_summarize(period="day", date=today, force=false)`: `period` is `day`, `week` or
@@ -300,12 +327,12 @@ impl Memory {
     /// returned as it is unless `force`. Errors: bad `period` / `date` (named), lock timeout,
     /// I/O. Adding the top tags to hot.md is best effort (a failure is reported as a `log` warning).
     pub fn summarize(&self, period: Option<&str>, date: Option<&str>, force: bool) -> Result<SummarizeResult> {
-        self.store.summarize(period, date, force)
+        summarize(&self.store, period, date, force)
     }
 
     /// [`Memory::summarize`] with typed arguments.
     pub fn summarize_period(&self, period: Period, date: NaiveDate, force: bool) -> Result<SummarizeResult> {
-        self.store.summarize_period(period, date, force)
+        summarize_period(&self.store, period, date, force)
     }
 
     /// Brings the index up to date with the files: the layer files of [`LayerScope::Live`]
@@ -313,13 +340,13 @@ impl Memory {
     /// (`cold/`). Cheap when nothing changed (no lock, no reads). Every query
     /// runs it first, so hand edits are seen by the next query.
     pub fn sync(&self) -> Result<SyncReport> {
-        self.store.sync()
+        sync(&self.store)
     }
 
     /// [`Memory::sync`] with a progress callback (cold files done) and, when `full`, a re-read
     /// of every file regardless of stats.
     pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
-        self.store.sync_with_progress(full, progress)
+        sync_with_progress(&self.store, full, progress)
     }
 
     /// Brings the `layer_files` rows of `scope` (and the usage table) up to date with the
@@ -329,14 +356,14 @@ impl Memory {
     /// usage.json is reported as a `log` warning and rewritten by this handle's next flush.
     #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
     pub fn sync_layers(&self, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
-        self.store.sync_layers(scope, full, lock)
+        sync_layers(&self.store, scope, full, lock)
     }
 
     /// The mirrored bytes of a layer file (`hot.md`, `summaries/...`), `None` when it has no
     /// row (the file does not exist, as of the last sync). Always `None` for usage.json.
     #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
     pub fn layer_body(&self, rel: &str) -> Result<Option<Vec<u8>>> {
-        self.store.layer_body(rel)
+        layer_body(&self.store, rel)
     }
 
     /// Writes pending ledger changes to usage.json now, regardless of the throttle (the
@@ -345,7 +372,8 @@ impl Memory {
     /// written. Errors: lock timeout, I/O. Called (errors ignored) when a [`Memory`] with
     /// unwritten hits is dropped.
     pub fn flush_usage(&self) -> Result<bool> {
-        self.store.flush_usage()
+        self.record_deferred_hits();
+        flush_usage(&self.store)
     }
 
     /// For a server that answers first and records after: with `on`, queries (`recall`,
@@ -359,22 +387,25 @@ impl Memory {
     /// unwritten hits the same way). Off by default.
     pub fn defer_hits(&self, on: bool) {
         if !on {
-            self.store.record_deferred_hits();
+            self.record_deferred_hits();
         }
-        self.store.defer_hits.store(on, std::sync::atomic::Ordering::Relaxed);
+        self.deferral.on.store(on, Ordering::Relaxed);
     }
 
     /// Records the usage hits held back by [`Memory::defer_hits`] (none: nothing happens).
     /// Never fails: a hit that cannot be recorded (another process holds the writer lock for
     /// over 2 s, an import runs) is reported as a `log` warning, as a query's own would be.
     pub fn record_deferred_hits(&self) {
-        self.store.record_deferred_hits();
+        let held = std::mem::take(&mut *self.deferral.held());
+        for (now, contents) in held.0 {
+            record_hits(&self.store, contents.iter().map(String::as_str), now);
+        }
     }
 
     /// Forgets the usage hits held back by [`Memory::defer_hits`], for a server whose reply
     /// could not be delivered: its client gave up and ran the call itself, recording them.
     pub fn discard_deferred_hits(&self) {
-        self.store.deferred_hits.lock().unwrap_or_else(|e| e.into_inner()).clear();
+        self.deferral.held().0.clear();
     }
 
     /// Takes the usage hits held back by [`Memory::defer_hits`] so far (those of the call that
@@ -383,40 +414,40 @@ impl Memory {
     /// delivered, or dropped when it was not, whatever other calls ran meanwhile.
     #[cfg(all(unix, feature = "serve"))]
     pub(crate) fn take_deferred_hits(&self) -> DeferredHits {
-        DeferredHits(std::mem::take(&mut *self.store.deferred_hits.lock().unwrap_or_else(|e| e.into_inner())))
+        std::mem::take(&mut *self.deferral.held())
     }
 
     /// Records hits taken by [`Memory::take_deferred_hits`], each at the instant its query ran,
     /// after any still held back. Never fails (as [`Memory::record_deferred_hits`]).
     #[cfg(all(unix, feature = "serve"))]
     pub(crate) fn record_taken_hits(&self, hits: DeferredHits) {
-        self.store.deferred_hits.lock().unwrap_or_else(|e| e.into_inner()).extend(hits.0);
-        self.store.record_deferred_hits();
+        self.deferral.held().0.extend(hits.0);
+        self.record_deferred_hits();
     }
 
     /// The ledger records of `keys` (as stored, not decayed).
     #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
     pub fn usage_records(&self, keys: &[String]) -> Result<Ledger> {
-        self.store.usage_records(keys)
+        usage_records(&self.store, keys)
     }
 
     /// `mem_recent(days=3, limit=50)`: entries of the last `days` local dates (today included),
     /// newest first. `days` 1–365, `limit` 1–200 (errors name the field).
     pub fn recent(&self, days: Option<i64>, limit: Option<i64>) -> Result<ListResult> {
-        self.store.recent(days, limit)
+        self.read(|r| r.recent(days, limit))
     }
 
     /// `mem_by_date(from, to, limit=50)`: entries of the closed local-date range, newest first.
     /// Errors: invalid dates (field `from`/`to`), from > to, more than 3660 days, limit outside
     /// 1–200.
     pub fn by_date(&self, from: &str, to: &str, limit: Option<i64>) -> Result<ListResult> {
-        self.store.by_date(from, to, limit)
+        self.read(|r| r.by_date(from, to, limit))
     }
 
     /// `mem_by_tag(tag, limit=20)`: exact, case-insensitive tag match (`-` = untagged), newest
     /// first; `limit` 1–200. Errors: empty tag (field `tag`).
     pub fn by_tag(&self, tag: &str, limit: Option<i64>) -> Result<ListResult> {
-        self.store.by_tag(tag, limit)
+        self.read(|r| r.by_tag(tag, limit))
     }
 
     /// Natural-language retrieval, time-gated when the question holds a time expression
@@ -450,7 +481,7 @@ impl Memory {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn retrieve(&self, args: &RetrieveArgs) -> Result<RetrieveResult> {
-        self.store.retrieve(args)
+        self.read(|r| r.retrieve(args))
     }
 
     /// `mem_recall(keyword, limit=10, mode="and")` over every month. Terms are separated by
@@ -473,7 +504,7 @@ impl Memory {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn recall(&self, keyword: &str, limit: Option<i64>, mode: Option<Mode>) -> Result<RecallResult> {
-        self.store.recall(keyword, limit, mode)
+        self.read(|r| r.recall(keyword, limit, mode))
     }
 
     /// [`Memory::recall`] with the mode by name (`and` / `or` / `any`, case-insensitive), as the
@@ -481,6 +512,42 @@ impl Memory {
     /// `limit` or `mode`.
     #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI
     pub(crate) fn recall_named(&self, keyword: &str, limit: Option<i64>, mode: Option<&str>) -> Result<RecallResult> {
-        self.store.recall_named(keyword, limit, mode)
+        self.read(|r| r.recall_named(keyword, limit, mode))
+    }
+}
+
+impl Memory {
+    /// The one read path of every query (`recent`, `by_date`, `by_tag`, `recall`, `retrieve`):
+    /// `query` runs on a [`Reader`], which syncs the files it reads before reading them, and
+    /// the items of its answer are then recorded as usage hits ([`Memory::record`]).
+    fn read<A: Answer>(&self, query: impl FnOnce(&Reader<'_>) -> Result<A>) -> Result<A> {
+        let answer = query(&Reader::new(&self.store))?;
+        self.record(answer.items());
+        Ok(answer)
+    }
+
+    /// Records one usage hit per item a query returned, at the ledger's instant
+    /// (`Store::ledger_now`), or holds them back while [`Memory::defer_hits`] is on. Never
+    /// fails (`layers::usage::ops::record_hits`).
+    fn record(&self, items: &[Item]) {
+        // A read-only data root records nothing (the warning at open says so).
+        if items.is_empty() || self.store.read_only() {
+            return;
+        }
+        let now = self.store.ledger_now();
+        if self.deferral.on.load(Ordering::Relaxed) {
+            self.deferral.held().0.push((now, items.iter().map(|i| i.content.clone()).collect()));
+            return;
+        }
+        record_hits(&self.store, items.iter().map(|i| i.content.as_str()), now);
+    }
+}
+
+impl Drop for Memory {
+    /// Records the hits held back ([`Memory::defer_hits`]), then writes what the throttle kept
+    /// out of usage.json (`layers::usage::ops::flush_at_close`; errors go to the `log` crate).
+    fn drop(&mut self) {
+        self.record_deferred_hits();
+        flush_at_close(&self.store);
     }
 }

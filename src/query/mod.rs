@@ -12,8 +12,71 @@ use serde::Serialize;
 
 use crate::files::entry::Source;
 use crate::index::Store;
+use crate::index::store::SyncScope;
 use crate::index::sync::id_range;
 use crate::{Error, Result};
+
+/// A read-only query's access to an open data root: the [`Store`] it reads (through `Deref`)
+/// and the syncs it runs before it reads, each reporting whether the index was left behind the
+/// files (`stale`). It records nothing: the caller that made it records the answer's items as
+/// usage hits ([`Answer`]; `Memory`'s one read path: sync, read, record).
+#[derive(Debug, Clone, Copy)]
+pub struct Reader<'a> {
+    store: &'a Store,
+}
+
+impl<'a> Reader<'a> {
+    /// The reader of `store`.
+    pub(crate) fn new(store: &'a Store) -> Self {
+        Reader { store }
+    }
+
+    /// Brings the index up to date with the files a query of `days` reads, without waiting for
+    /// the writer lock (`layers::sync::sync_reader_scoped`). Returns true when the index stays
+    /// behind the files (another writer holds the lock): the answer is then marked `stale`.
+    pub(crate) fn sync_days(&self, days: SyncScope) -> Result<bool> {
+        Ok(crate::layers::sync::sync_reader_scoped(self.store, false, days)?.stale)
+    }
+
+    /// Runs `query` on an index brought up to date with every file (`layers::sync::read_synced`:
+    /// a per-call store stats the cold files while the query runs, and runs it again only when
+    /// one changed). Returns its result and whether the index stayed behind the files.
+    pub(crate) fn read_synced<T: Send>(&self, query: impl Fn() -> Result<T> + Sync) -> Result<(T, bool)> {
+        crate::layers::sync::read_synced(self.store, query)
+    }
+}
+
+impl std::ops::Deref for Reader<'_> {
+    type Target = Store;
+
+    fn deref(&self) -> &Store {
+        self.store
+    }
+}
+
+/// What a read-only query answers: the items it returned, each a usage hit its caller records.
+pub trait Answer {
+    /// The items returned, in answer order.
+    fn items(&self) -> &[Item];
+}
+
+impl Answer for ListResult {
+    fn items(&self) -> &[Item] {
+        &self.items
+    }
+}
+
+impl Answer for search::RecallResult {
+    fn items(&self) -> &[Item] {
+        &self.items
+    }
+}
+
+impl Answer for retrieve::RetrieveResult {
+    fn items(&self) -> &[Item] {
+        &self.items
+    }
+}
 
 /// One entry as the tools return it (plugin field names).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -268,7 +331,7 @@ pub fn ts_filter_sql(alias: &str, a: usize, b: usize) -> String {
 /// newest id first, as the index walked backwards gives them.
 pub const TAG_SQL: &str = "SELECT e.id, e.day, e.ts, e.tag, e.content, e.source FROM entries e WHERE e.tag_key = ?1 ORDER BY e.ts_ms DESC LIMIT ?2";
 
-impl Store {
+impl Reader<'_> {
     /// Entries of local dates `from..=to`, newest first ([`newest_in_range`]'s order; no sync, no
     /// usage recording).
     pub(crate) fn window_items(&self, from: NaiveDate, to: NaiveDate, limit: i64) -> Result<(Vec<Item>, i64, i64)> {
@@ -285,9 +348,8 @@ impl Store {
         let limit = check_range("limit", limit.unwrap_or(50), 1, 200)?;
         let to = self.today();
         let from = to - chrono::Duration::days(days - 1);
-        let stale = self.sync_reader_scoped(false, crate::index::store::SyncScope::Days(from, to))?.stale;
+        let stale = self.sync_days(SyncScope::Days(from, to))?;
         let (items, files, entries) = self.window_items(from, to, limit)?;
-        self.record_hits(&items);
         Ok(ListResult {
             stale,
             days: Some(days),
@@ -316,9 +378,8 @@ impl Store {
             return Err(Error::bad("to", format!("range is {span} days; the limit is {MAX_RANGE_DAYS}")));
         }
         let limit = check_range("limit", limit.unwrap_or(50), 1, 200)?;
-        let stale = self.sync_reader_scoped(false, crate::index::store::SyncScope::Days(f, t))?.stale;
+        let stale = self.sync_days(SyncScope::Days(f, t))?;
         let (items, files, entries) = self.window_items(f, t, limit)?;
-        self.record_hits(&items);
         Ok(ListResult {
             stale,
             days: None,
@@ -353,7 +414,6 @@ impl Store {
             })?;
             Ok((items, matched, totals))
         })?;
-        self.record_hits(&items);
         Ok(ListResult {
             stale,
             days: None,
@@ -393,7 +453,7 @@ mod tests {
         }
         let config = crate::Config { timezone: chrono_tz::Asia::Shanghai, ..crate::Config::default() };
         let (store, _, _) = crate::index::Store::open(dir.path(), config, false).unwrap();
-        store.sync().unwrap();
+        crate::layers::sync::sync(&store).unwrap();
         let c = store.conn().unwrap();
         let ids: Vec<i64> = c
             .prepare("SELECT id FROM entries ORDER BY id")

@@ -45,9 +45,10 @@ use serde::Serialize;
 
 use crate::files::{local_date, local_midnight};
 use crate::fts5::segment::{Piece, Probe, pieces};
-use crate::index::Store;
 use crate::index::store::SyncScope;
 use crate::index::sync::id_range;
+use crate::layers::usage::ops::weights_on;
+use crate::query::Reader;
 use crate::query::search::{Mode, Query, ScoreParts, round4};
 use crate::query::{Item, check_range, item_from_row};
 use crate::temporal::{self, Grain, TimeWindow};
@@ -282,7 +283,7 @@ struct Gate {
     /// Whether event windows admit entries too.
     events: bool,
     /// The entries outside `range` with an event window overlapping the range's local dates,
-    /// ascending ids ([`Store::admit_by_event`]); empty until then.
+    /// ascending ids ([`Reader::admit_by_event`]); empty until then.
     by_event: Vec<i64>,
 }
 
@@ -334,11 +335,11 @@ impl Gate {
     }
 }
 
-impl Store {
+impl Reader<'_> {
     /// The gate for instants `[start, end)` covering local dates `[from, to_excl)` in `tz`:
     /// a pure rowid range when those are local midnights of the zone partitioning the files,
     /// else the covering days' rowid range plus an exact UTC filter. With `events`, event
-    /// windows admit entries too ([`Store::admit_by_event`] lists them), by the covering days.
+    /// windows admit entries too ([`Reader::admit_by_event`] lists them), by the covering days.
     fn gate(
         &self,
         start: DateTime<Utc>,
@@ -442,7 +443,7 @@ impl Store {
             };
             // Only the day files the gate reads can change this answer: check those (a
             // per-call store stats just them; a watching store checks its inotify queue).
-            stale |= self.sync_reader_scoped(false, gate.sync_scope())?.stale;
+            stale |= self.sync_days(gate.sync_scope())?;
             self.admit_by_event(&mut gate)?;
             // The window's size is reported by `explain` and is the count of a window-only
             // listing; a scored query does not need it (one statement less per call).
@@ -513,7 +514,7 @@ impl Store {
     /// Rule 5's fill-up: the window's matches (`inside`, best first) marked inside, then, when
     /// they are fewer than `limit`, the best matches of the whole archive outside the window's
     /// rowid range (the same question's ranking without a window, rule 2) marked outside, up to
-    /// `limit`; then conversation replies ([`Store::with_replies`]), which take their
+    /// `limit`; then conversation replies ([`Reader::with_replies`]), which take their
     /// question's mark. Returns the list, how many items are outside the window, and whether
     /// the index was behind the files for the search over every day.
     fn fill_up(
@@ -559,7 +560,6 @@ impl Store {
         let explain =
             args.explain.then(|| Explain { hits: hits.iter().map(|(_, p)| p.clone()).collect(), ..explain() });
         let items: Vec<Item> = hits.into_iter().map(|(i, _)| i).collect();
-        self.record_hits(&items);
         RetrieveResult { query: args.query.clone(), stale, matched, returned: items.len(), items, widened, explain }
     }
 
@@ -585,7 +585,7 @@ impl Store {
             if let Some(mut reply) = st.query_map([next], item_from_row)?.next().transpose()? {
                 reply.score = Some(round4(score));
                 reply.in_window = in_window;
-                let weight = self.weights_on(&c, std::slice::from_ref(&reply))[0];
+                let weight = weights_on(self, &c, std::slice::from_ref(&reply))[0];
                 let p = ScoreParts { id: reply.id, bm25: 0.0, text: 0.0, weight, recent: 0.0, recency: 0.0, score };
                 out.push((reply, p));
             }
@@ -635,7 +635,7 @@ impl Store {
             rows.sort_unstable_by_key(|r| std::cmp::Reverse(r.id));
             rows.truncate(limit);
         }
-        let ws = self.weights_on(&c, &rows);
+        let ws = weights_on(self, &c, &rows);
         Ok(rows
             .into_iter()
             .zip(ws)
@@ -661,7 +661,7 @@ impl Store {
     }
 }
 
-/// What [`Store::fill_up`] returns: the hits, how many are outside the window, and whether the
+/// What [`Reader::fill_up`] returns: the hits, how many are outside the window, and whether the
 /// index was behind the files.
 type Filled = (Vec<(Item, ScoreParts)>, usize, bool);
 

@@ -37,7 +37,8 @@ use serde::Serialize;
 
 use crate::fts5::bm25;
 use crate::fts5::segment::Probe;
-use crate::index::Store;
+use crate::layers::usage::ops::weights_on;
+use crate::query::Reader;
 use crate::query::{Item, check_range};
 use crate::{Error, Result};
 
@@ -804,7 +805,7 @@ pub fn index_totals(c: &Connection) -> Result<(i64, i64)> {
     Ok(c.query_row("SELECT count(*), coalesce(sum(entries), 0) FROM files", [], |r| Ok((r.get(0)?, r.get(1)?)))?)
 }
 
-impl Store {
+impl Reader<'_> {
     /// `mem_recall(keyword, limit=10, mode="and")` over every month. Terms are separated by
     /// whitespace; a term matches when all its probes occur in the content or tag (see
     /// `segment::term_probes`). `limit` 1–50; `mode` defaults to [`Mode::And`]. Errors name
@@ -815,7 +816,7 @@ impl Store {
         self.recall_checked(keyword, limit, mode.unwrap_or(Mode::And))
     }
 
-    /// [`Store::recall`] with the mode as a name (`and` / `or` / `any`, [`Mode::parse`]),
+    /// [`Reader::recall`] with the mode as a name (`and` / `or` / `any`, [`Mode::parse`]),
     /// checked after the limit: the order of the plugin's errors. Errors name `keyword`,
     /// `limit` or `mode`.
     #[cfg_attr(not(feature = "cli"), allow(dead_code))] // used by the CLI
@@ -833,7 +834,6 @@ impl Store {
             Ok((items, matched, index_totals(&*self.conn()?)?))
         })?;
         let items: Vec<Item> = items.into_iter().map(|(i, _)| i).collect();
-        self.record_hits(&items);
         Ok(RecallResult {
             stale,
             mode: q.mode,
@@ -862,7 +862,7 @@ impl Store {
         Ok(self.search_admitting(q, range, ts, &[], limit, tau_days, exact_bm25)?.0)
     }
 
-    /// [`Store::search`] of a time gate that also admits the entries `by_event` (ids outside
+    /// [`Reader::search`] of a time gate that also admits the entries `by_event` (ids outside
     /// `range`, ascending: those with an event window overlapping the window,
     /// [`crate::index::events`]): their rows are read by id and matched and counted in Rust as
     /// a window scan's are ([`admitted_candidates`]), and join the range's candidates before
@@ -891,7 +891,7 @@ impl Store {
         // Prefix probes as the OR of their terms where the index can list them
         // (`fts5::prefix`); `short` when some prefix probe is left as a prefix.
         let bm25::Expanded { fts, left: short, single, phrase_of } =
-            self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).expanded_fts(&c, q)?;
+            self.df_memo().lock().unwrap_or_else(|e| e.into_inner()).expanded_fts(&c, q)?;
         let ts_ms = match &ts {
             None => None,
             Some((a, b)) => Some((ms_of(a)?, ms_of(b)?)),
@@ -921,7 +921,7 @@ impl Store {
                 // No window: the count is memoised while the index is unchanged (one phrase:
                 // its document frequency, shared with the IDF).
                 let matched = {
-                    let mut memo = self.df_memo.lock().unwrap_or_else(|e| e.into_inner());
+                    let mut memo = self.df_memo().lock().unwrap_or_else(|e| e.into_inner());
                     if bm25::single_phrase(q) { memo.df(&c, &bm25::phrases(q))?[0] } else { memo.count(&c, &fts)? }
                 };
                 let total = bm25::totals(&c)?.rows;
@@ -983,13 +983,13 @@ impl Store {
         let ts_filter = ts.is_some();
         let opts =
             RankOpts { range, ts, limit, now: self.now(), tau_days, weights: self.config().rank, matched, exact_bm25 };
-        let weights = |items: &[Scored]| self.weights_on(&c, items);
-        let mut hits = ranked(&c, q, &counter, rows, &opts, &self.df_memo, &weights)?;
+        let weights = |items: &[Scored]| weights_on(self, &c, items);
+        let mut hits = ranked(&c, q, &counter, rows, &opts, self.df_memo(), &weights)?;
         read.commit()?;
         // Counts this query made go to the index for the next process (bm25::DfMemo); a
         // failure (another writer holds SQLite's lock) only costs the next call a recount.
-        if self.read_only.is_none()
-            && let Err(e) = self.df_memo.lock().unwrap_or_else(|e| e.into_inner()).persist(&c)
+        if !self.read_only()
+            && let Err(e) = self.df_memo().lock().unwrap_or_else(|e| e.into_inner()).persist(&c)
         {
             log::debug!("fts_counts not written: {e}");
         }

@@ -11,8 +11,9 @@ use rusqlite::params_from_iter;
 use crate::Result;
 use crate::fts5::bm25::STOCK_BM25;
 use crate::fts5::query::Query;
-use crate::index::Store;
+use crate::layers::usage::ops::weights_on;
 use crate::query::Item;
+use crate::query::Reader;
 use crate::query::search::{
     Candidate, MAX_SCORED, PhraseCounts, RankOpts, Scored, Searched, count_matches, rank_scored, round4,
 };
@@ -33,8 +34,8 @@ pub fn sqlite_ranked_sql(windowed: bool, ts_filter: bool) -> String {
     )
 }
 
-impl Store {
-    /// [`Store::search`] with the `sqlite` ranker: same arguments, same result shape; the SQL
+impl Reader<'_> {
+    /// [`Reader::search`] with the `sqlite` ranker: same arguments, same result shape; the SQL
     /// reported for `explain` is [`sqlite_ranked_sql`].
     pub(crate) fn search_sqlite(
         &self,
@@ -78,7 +79,7 @@ impl Store {
             matched,
             exact_bm25: true,
         };
-        let weights = |items: &[Scored]| self.weights_on(&c, items);
+        let weights = |items: &[Scored]| weights_on(self, &c, items);
         let terms = |_: &PhraseCounts, item: &Item| q.matched(&item.tag, &item.content);
         let mut hits = if scored.is_empty() { Vec::new() } else { rank_scored(&c, scored, &opts, &weights, &terms)? };
         read.commit()?;

@@ -13,138 +13,138 @@
 use crate::files::entry::Entry;
 use crate::files::lock::WriterLock;
 use crate::index::Store;
+use crate::layers::cold::ops::append_entries;
 use crate::layers::hot::evict::{block_keys, split_blocks};
 use crate::layers::hot::prune::prune_candidates;
 use crate::layers::hot::set::{HotSetResult, apply_set};
 use crate::layers::hot::{self, HotDoc, HotGetResult, HotStatus, Pruned, Topic};
 use crate::layers::sync::{HOT_FILE, LayerScope};
+use crate::layers::sync::{layer_body, redo_on_change, sync, sync_layers, write_layer};
 use crate::layers::usage::key;
+use crate::layers::usage::ops::{promote_locked, usage_records};
 use crate::{Error, Result};
 
-impl Store {
-    /// The mirrored hot.md, parsed; `None` when there is no hot.md (as of the last sync).
-    pub fn hot_doc(&self) -> Result<Option<HotDoc>> {
-        Ok(self.layer_body(HOT_FILE)?.map(|b| hot::parse(&String::from_utf8_lossy(&b))))
-    }
+/// The mirrored hot.md, parsed; `None` when there is no hot.md (as of the last sync).
+pub fn hot_doc(store: &Store) -> Result<Option<HotDoc>> {
+    Ok(layer_body(store, HOT_FILE)?.map(|b| hot::parse(&String::from_utf8_lossy(&b))))
+}
 
-    /// Writes hot.md (layout of [`hot::format`]) atomically and records it. The caller holds
-    /// the writer lock.
-    fn write_hot(&self, lock: &WriterLock, doc: &HotDoc) -> Result<()> {
-        self.write_layer(lock, HOT_FILE, hot::format(doc).as_bytes())
-    }
+/// Writes hot.md (layout of [`hot::format`]) atomically and records it. The caller holds
+/// the writer lock.
+fn write_hot(store: &Store, lock: &WriterLock, doc: &HotDoc) -> Result<()> {
+    write_layer(store, lock, HOT_FILE, hot::format(doc).as_bytes())
+}
 
-    /// `mem_hot_get()`: the body, its size against `hotLimit`, the candidates and the topics
-    /// index. Candidates past `candidateTtlDays`, and the oldest beyond `candidateMax`, sink to
-    /// today's cold file first (tag `candidate-expired`, text `[original tag] text`), counted
-    /// in `pruned`; if that cold write fails they stay, `pruned` counts nothing and `warnings`
-    /// says why. Errors: index or lock failures, or hot.md cannot be rewritten after the sink.
-    pub fn hot_get(&self) -> Result<HotGetResult> {
-        self.sync()?;
-        let Some(doc) = self.hot_doc()? else {
-            return Ok(hot::get_view(&HotDoc::default(), self.config(), Pruned::none(0)));
+/// `mem_hot_get()`: the body, its size against `hotLimit`, the candidates and the topics
+/// index. Candidates past `candidateTtlDays`, and the oldest beyond `candidateMax`, sink to
+/// today's cold file first (tag `candidate-expired`, text `[original tag] text`), counted
+/// in `pruned`; if that cold write fails they stay, `pruned` counts nothing and `warnings`
+/// says why. Errors: index or lock failures, or hot.md cannot be rewritten after the sink.
+pub fn hot_get(store: &Store) -> Result<HotGetResult> {
+    sync(store)?;
+    let Some(doc) = hot_doc(store)? else {
+        return Ok(hot::get_view(&HotDoc::default(), store.config(), Pruned::none(0)));
+    };
+    if prune_plan(store, &doc)?.sink.is_empty() {
+        let kept = doc.candidates.len();
+        return Ok(hot::get_view(&doc, store.config(), Pruned::none(kept)));
+    }
+    let lock = store.lock()?;
+    redo_on_change(store, &lock, || {
+        sync_layers(store, LayerScope::Live, false, Some(&lock))?;
+        let doc = hot_doc(store)?.unwrap_or_default();
+        let plan = prune_plan(store, &doc)?;
+        if plan.sink.is_empty() {
+            return Ok(hot::get_view(&doc, store.config(), plan.pruned));
+        }
+        if let Err(e) = append_entries(store, store.today(), &plan.sink, Some(&lock)) {
+            let mut view = hot::get_view(&doc, store.config(), Pruned::none(doc.candidates.len()));
+            view.warnings.push(format!("候选下沉失败（写冷层出错：{e}），候选保持原样"));
+            return Ok(view);
+        }
+        write_hot(store, &lock, &plan.doc)?;
+        Ok(hot::get_view(&plan.doc, store.config(), plan.pruned))
+    })
+}
+
+fn prune_plan(store: &Store, doc: &HotDoc) -> Result<hot::prune::PrunePlan> {
+    let keys: Vec<String> = doc.candidates.iter().map(|c| key(&c.content)).collect();
+    let ledger = usage_records(store, &keys)?;
+    Ok(prune_candidates(doc, store.config(), &ledger, store.now()))
+}
+
+/// `mem_hot_set(content)`: replaces the body with `content` (empty clears it); candidates
+/// and topics are kept unless `content` carries its own blocks. Blocks new to the body
+/// whose text is in the usage ledger get `+15`. Over `hotLimit` with `autoEvict`, the least
+/// active blocks move to today's cold file (tag `hot-evict`) first, then leave the body
+/// (`evicted`, `charsAfterEvict`, `evictHint`); if the cold write fails the body is written
+/// un-evicted and `evictHint` says why. Errors: `BadInput` (field `content`) on a control
+/// character other than line breaks and tabs; lock timeout, I/O, index.
+pub fn hot_set(store: &Store, content: &str) -> Result<HotSetResult> {
+    // Line breaks and tabs belong to Markdown; any other control character (NUL, escapes)
+    // is refused as `write` refuses it, so hot.md stays plain text.
+    if let Some(c) = content.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
+        return Err(Error::bad("content", format!("contains control character U+{:04X}", c as u32)));
+    }
+    sync(store)?;
+    let lock = store.lock()?;
+    let (plan, result) = redo_on_change(store, &lock, || {
+        sync_layers(store, LayerScope::Live, false, Some(&lock))?;
+        let old = hot_doc(store)?.unwrap_or_default();
+        let keys: Vec<String> = split_blocks(&hot::parse(content).body).iter().flat_map(|b| block_keys(b)).collect();
+        let ledger = usage_records(store, &keys)?;
+        let plan = apply_set(&old, content, store.config(), &ledger, store.now());
+        let (doc, result) = if plan.cold_entries.is_empty() {
+            (plan.doc.clone(), plan.result.clone())
+        } else {
+            match append_entries(store, store.today(), &plan.cold_entries, Some(&lock)) {
+                Ok(_) => (plan.doc.clone(), plan.result.clone()),
+                Err(e) => plan.cold_write_failed(store.config().hot_limit, &e.to_string()),
+            }
         };
-        if self.prune_plan(&doc)?.sink.is_empty() {
-            let kept = doc.candidates.len();
-            return Ok(hot::get_view(&doc, self.config(), Pruned::none(kept)));
-        }
-        let lock = self.lock()?;
-        self.redo_on_change(&lock, || {
-            self.sync_layers(LayerScope::Live, false, Some(&lock))?;
-            let doc = self.hot_doc()?.unwrap_or_default();
-            let plan = self.prune_plan(&doc)?;
-            if plan.sink.is_empty() {
-                return Ok(hot::get_view(&doc, self.config(), plan.pruned));
-            }
-            if let Err(e) = self.append_entries(self.today(), &plan.sink, Some(&lock)) {
-                let mut view = hot::get_view(&doc, self.config(), Pruned::none(doc.candidates.len()));
-                view.warnings.push(format!("候选下沉失败（写冷层出错：{e}），候选保持原样"));
-                return Ok(view);
-            }
-            self.write_hot(&lock, &plan.doc)?;
-            Ok(hot::get_view(&plan.doc, self.config(), plan.pruned))
-        })
+        write_hot(store, &lock, &doc)?;
+        Ok((plan, result))
+    })?;
+    if !plan.promote.is_empty()
+        && let Err(e) = promote_locked(store, &lock, &plan.promote)
+    {
+        log::warn!("promotion (+15) not recorded: {e}");
     }
+    Ok(result)
+}
 
-    fn prune_plan(&self, doc: &HotDoc) -> Result<hot::prune::PrunePlan> {
-        let keys: Vec<String> = doc.candidates.iter().map(|c| key(&c.content)).collect();
-        let ledger = self.usage_records(&keys)?;
-        Ok(prune_candidates(doc, self.config(), &ledger, self.now()))
-    }
-
-    /// `mem_hot_set(content)`: replaces the body with `content` (empty clears it); candidates
-    /// and topics are kept unless `content` carries its own blocks. Blocks new to the body
-    /// whose text is in the usage ledger get `+15`. Over `hotLimit` with `autoEvict`, the least
-    /// active blocks move to today's cold file (tag `hot-evict`) first, then leave the body
-    /// (`evicted`, `charsAfterEvict`, `evictHint`); if the cold write fails the body is written
-    /// un-evicted and `evictHint` says why. Errors: `BadInput` (field `content`) on a control
-    /// character other than line breaks and tabs; lock timeout, I/O, index.
-    pub fn hot_set(&self, content: &str) -> Result<HotSetResult> {
-        // Line breaks and tabs belong to Markdown; any other control character (NUL, escapes)
-        // is refused as `write` refuses it, so hot.md stays plain text.
-        if let Some(c) = content.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
-            return Err(Error::bad("content", format!("contains control character U+{:04X}", c as u32)));
+/// Adds `entry` to the candidates (creating hot.md when missing) and returns its 1-based
+/// index with the body's size figures; an identical candidate (tag + text) is not added
+/// twice. The caller holds the writer lock.
+pub(crate) fn add_candidate_locked(store: &Store, lock: &WriterLock, entry: Entry) -> Result<(usize, HotStatus)> {
+    redo_on_change(store, lock, || {
+        sync_layers(store, LayerScope::Live, false, Some(lock))?;
+        let mut doc = hot_doc(store)?;
+        let existed = doc.is_some();
+        let d = doc.get_or_insert_with(HotDoc::default);
+        let before = d.candidates.len();
+        let index = hot::add_candidate(d, entry.clone());
+        if d.candidates.len() != before || !existed {
+            write_hot(store, lock, d)?;
         }
-        self.sync()?;
-        let lock = self.lock()?;
-        let (plan, result) = self.redo_on_change(&lock, || {
-            self.sync_layers(LayerScope::Live, false, Some(&lock))?;
-            let old = self.hot_doc()?.unwrap_or_default();
-            let keys: Vec<String> =
-                split_blocks(&hot::parse(content).body).iter().flat_map(|b| block_keys(b)).collect();
-            let ledger = self.usage_records(&keys)?;
-            let plan = apply_set(&old, content, self.config(), &ledger, self.now());
-            let (doc, result) = if plan.cold_entries.is_empty() {
-                (plan.doc.clone(), plan.result.clone())
-            } else {
-                match self.append_entries(self.today(), &plan.cold_entries, Some(&lock)) {
-                    Ok(_) => (plan.doc.clone(), plan.result.clone()),
-                    Err(e) => plan.cold_write_failed(self.config().hot_limit, &e.to_string()),
-                }
-            };
-            self.write_hot(&lock, &doc)?;
-            Ok((plan, result))
-        })?;
-        if !plan.promote.is_empty()
-            && let Err(e) = self.promote_locked(&lock, &plan.promote)
-        {
-            log::warn!("promotion (+15) not recorded: {e}");
-        }
-        Ok(result)
-    }
+        Ok((index, hot::status(d, store.config())))
+    })
+}
 
-    /// Adds `entry` to the candidates (creating hot.md when missing) and returns its 1-based
-    /// index with the body's size figures; an identical candidate (tag + text) is not added
-    /// twice. The caller holds the writer lock.
-    pub(crate) fn add_candidate_locked(&self, lock: &WriterLock, entry: Entry) -> Result<(usize, HotStatus)> {
-        self.redo_on_change(lock, || {
-            self.sync_layers(LayerScope::Live, false, Some(lock))?;
-            let mut doc = self.hot_doc()?;
-            let existed = doc.is_some();
-            let d = doc.get_or_insert_with(HotDoc::default);
-            let before = d.candidates.len();
-            let index = hot::add_candidate(d, entry.clone());
-            if d.candidates.len() != before || !existed {
-                self.write_hot(lock, d)?;
-            }
-            Ok((index, hot::status(d, self.config())))
-        })
+/// Adds topics lines not yet in the index (never reordering or replacing, docs/plugin-compatibility.md
+/// "已存在的行不重复、不覆盖"), creating hot.md when there is something to add; returns how
+/// many were added. The caller holds the writer lock.
+pub(crate) fn add_topics_locked(store: &Store, lock: &WriterLock, topics: &[Topic]) -> Result<usize> {
+    if topics.is_empty() {
+        return Ok(0);
     }
-
-    /// Adds topics lines not yet in the index (never reordering or replacing, docs/plugin-compatibility.md
-    /// "已存在的行不重复、不覆盖"), creating hot.md when there is something to add; returns how
-    /// many were added. The caller holds the writer lock.
-    pub(crate) fn add_topics_locked(&self, lock: &WriterLock, topics: &[Topic]) -> Result<usize> {
-        if topics.is_empty() {
-            return Ok(0);
+    redo_on_change(store, lock, || {
+        sync_layers(store, LayerScope::Live, false, Some(lock))?;
+        let mut doc = hot_doc(store)?.unwrap_or_default();
+        let added = hot::add_topics(&mut doc, topics);
+        if added > 0 {
+            write_hot(store, lock, &doc)?;
         }
-        self.redo_on_change(lock, || {
-            self.sync_layers(LayerScope::Live, false, Some(lock))?;
-            let mut doc = self.hot_doc()?.unwrap_or_default();
-            let added = hot::add_topics(&mut doc, topics);
-            if added > 0 {
-                self.write_hot(lock, &doc)?;
-            }
-            Ok(added)
-        })
-    }
+        Ok(added)
+    })
 }

@@ -18,8 +18,10 @@ use crate::files::entry::{Entry, Source};
 use crate::files::lock::WriterLock;
 use crate::index::Store;
 use crate::index::sync::id_range;
+use crate::layers::hot::ops::add_topics_locked;
 use crate::layers::summary::{self, DaySource, ParsedSummary, Period, build_day, build_month, build_week, month_plan};
 use crate::layers::sync::LayerScope;
+use crate::layers::sync::{layer_body, sync, sync_layers, write_layer};
 
 /// Result of [`Memory::summarize`](crate::Memory::summarize).
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -73,163 +75,161 @@ fn cold_entries(c: &rusqlite::Connection, day: NaiveDate) -> Result<Vec<Entry>> 
     Ok(out)
 }
 
-impl Store {
-    /// `mem_summarize(period="day", date=today, force=false)`: `period` is `day`, `week` or
-    /// `month`; `date` a local date `YYYY-MM-DD` inside the period. An existing summary is
-    /// returned as it is unless `force`. Errors: bad `period` / `date` (named), lock timeout,
-    /// I/O. Adding the top tags to hot.md is best effort (a failure is reported as a `log` warning).
-    pub fn summarize(&self, period: Option<&str>, date: Option<&str>, force: bool) -> Result<SummarizeResult> {
-        let period = Period::parse(period.unwrap_or("day"))?;
-        let date = match date {
-            Some(d) => crate::files::parse_date("date", d)?,
-            None => self.today(),
-        };
-        self.summarize_period(period, date, force)
-    }
+/// `mem_summarize(period="day", date=today, force=false)`: `period` is `day`, `week` or
+/// `month`; `date` a local date `YYYY-MM-DD` inside the period. An existing summary is
+/// returned as it is unless `force`. Errors: bad `period` / `date` (named), lock timeout,
+/// I/O. Adding the top tags to hot.md is best effort (a failure is reported as a `log` warning).
+pub fn summarize(store: &Store, period: Option<&str>, date: Option<&str>, force: bool) -> Result<SummarizeResult> {
+    let period = Period::parse(period.unwrap_or("day"))?;
+    let date = match date {
+        Some(d) => crate::files::parse_date("date", d)?,
+        None => store.today(),
+    };
+    summarize_period(store, period, date, force)
+}
 
-    /// [`Memory::summarize`](crate::Memory::summarize) with typed arguments.
-    pub fn summarize_period(&self, period: Period, date: NaiveDate, force: bool) -> Result<SummarizeResult> {
-        self.sync()?;
-        self.sync_layers(LayerScope::All, false, None)?;
-        if !force && let Some(r) = self.existing_summary(period, date)? {
-            return Ok(r);
+/// [`Memory::summarize`](crate::Memory::summarize) with typed arguments.
+pub fn summarize_period(store: &Store, period: Period, date: NaiveDate, force: bool) -> Result<SummarizeResult> {
+    sync(store)?;
+    sync_layers(store, LayerScope::All, false, None)?;
+    if !force && let Some(r) = existing_summary(store, period, date)? {
+        return Ok(r);
+    }
+    let lock = store.lock()?;
+    sync_layers(store, LayerScope::All, false, Some(&lock))?;
+    summarize_locked(store, &lock, period, date, force)
+}
+
+fn summary_of(store: &Store, period: Period, date: NaiveDate) -> Result<Option<(String, ParsedSummary)>> {
+    Ok(layer_body(store, &period.rel_path(date))?.map(|b| {
+        let text = String::from_utf8_lossy(&b).into_owned();
+        let parsed = summary::parse(&text, period);
+        (text, parsed)
+    }))
+}
+
+fn existing_summary(store: &Store, period: Period, date: NaiveDate) -> Result<Option<SummarizeResult>> {
+    Ok(summary_of(store, period, date)?.map(|(text, p)| SummarizeResult {
+        period,
+        label: period.label(date),
+        file: period.rel_path(date),
+        created: false,
+        original: p.original,
+        kept: p.lines.len(),
+        omitted: p.omitted,
+        content: text,
+        top_tags: Vec::new(),
+        topics_added: 0,
+        note: None,
+    }))
+}
+
+/// What one day contributes: its day summary, else its cold entries, else nothing.
+fn day_source(store: &Store, c: &rusqlite::Connection, day: NaiveDate) -> Result<Option<DaySource>> {
+    if let Some((_, p)) = summary_of(store, Period::Day, day)? {
+        return Ok(Some(DaySource::Summary(p)));
+    }
+    let entries = cold_entries(c, day)?;
+    Ok((!entries.is_empty()).then_some(DaySource::Cold(entries)))
+}
+
+fn day_sources(store: &Store, c: &rusqlite::Connection, days: &[NaiveDate]) -> Result<Vec<(NaiveDate, DaySource)>> {
+    let mut out = Vec::new();
+    for d in days {
+        if let Some(s) = day_source(store, c, *d)? {
+            out.push((*d, s));
         }
-        let lock = self.lock()?;
-        self.sync_layers(LayerScope::All, false, Some(&lock))?;
-        self.summarize_locked(&lock, period, date, force)
     }
+    Ok(out)
+}
 
-    fn summary_of(&self, period: Period, date: NaiveDate) -> Result<Option<(String, ParsedSummary)>> {
-        Ok(self.layer_body(&period.rel_path(date))?.map(|b| {
-            let text = String::from_utf8_lossy(&b).into_owned();
-            let parsed = summary::parse(&text, period);
-            (text, parsed)
-        }))
+/// Generates (or, without `force`, returns the existing) summary while the caller holds
+/// the writer lock and has synced the layers. Used by `write` at every 20th entry of a day.
+pub(crate) fn summarize_locked(
+    store: &Store,
+    lock: &WriterLock,
+    period: Period,
+    date: NaiveDate,
+    force: bool,
+) -> Result<SummarizeResult> {
+    if !force && let Some(r) = existing_summary(store, period, date)? {
+        return Ok(r);
     }
-
-    fn existing_summary(&self, period: Period, date: NaiveDate) -> Result<Option<SummarizeResult>> {
-        Ok(self.summary_of(period, date)?.map(|(text, p)| SummarizeResult {
-            period,
-            label: period.label(date),
-            file: period.rel_path(date),
-            created: false,
-            original: p.original,
-            kept: p.lines.len(),
-            omitted: p.omitted,
-            content: text,
-            top_tags: Vec::new(),
-            topics_added: 0,
-            note: None,
-        }))
+    let now = store.now();
+    let start = match period {
+        Period::Day => date,
+        Period::Week => summary::week_days(date)[0],
+        Period::Month => date.with_day(1).unwrap_or(date),
+    };
+    let today = store.today();
+    if start > today {
+        let why = format!("{} 在今天 {today} 之后，未生成摘要文件", period.label(date));
+        return Ok(not_written(period, date, why));
     }
-
-    /// What one day contributes: its day summary, else its cold entries, else nothing.
-    fn day_source(&self, c: &rusqlite::Connection, day: NaiveDate) -> Result<Option<DaySource>> {
-        if let Some((_, p)) = self.summary_of(Period::Day, day)? {
-            return Ok(Some(DaySource::Summary(p)));
-        }
-        let entries = cold_entries(c, day)?;
-        Ok((!entries.is_empty()).then_some(DaySource::Cold(entries)))
-    }
-
-    fn day_sources(&self, c: &rusqlite::Connection, days: &[NaiveDate]) -> Result<Vec<(NaiveDate, DaySource)>> {
-        let mut out = Vec::new();
-        for d in days {
-            if let Some(s) = self.day_source(c, *d)? {
-                out.push((*d, s));
-            }
-        }
-        Ok(out)
-    }
-
-    /// Generates (or, without `force`, returns the existing) summary while the caller holds
-    /// the writer lock and has synced the layers. Used by `write` at every 20th entry of a day.
-    pub(crate) fn summarize_locked(
-        &self,
-        lock: &WriterLock,
-        period: Period,
-        date: NaiveDate,
-        force: bool,
-    ) -> Result<SummarizeResult> {
-        if !force && let Some(r) = self.existing_summary(period, date)? {
-            return Ok(r);
-        }
-        let now = self.now();
-        let start = match period {
-            Period::Day => date,
-            Period::Week => summary::week_days(date)[0],
-            Period::Month => date.with_day(1).unwrap_or(date),
-        };
-        let today = self.today();
-        if start > today {
-            let why = format!("{} 在今天 {today} 之后，未生成摘要文件", period.label(date));
-            return Ok(self.not_written(period, date, why));
-        }
-        let c = self.conn()?;
-        let s = match period {
-            Period::Day => build_day(date, &cold_entries(&c, date)?, now),
-            Period::Week => build_week(date, &self.day_sources(&c, &summary::week_days(date))?, now)?,
-            Period::Month => {
-                let plan = month_plan(date);
-                let mut weeks = Vec::new();
-                let mut days: Vec<NaiveDate> = Vec::new();
-                for label in &plan.full_weeks {
-                    let monday = summary::week_monday(label, "weeks")?;
-                    match self.summary_of(Period::Week, monday)? {
-                        Some((_, p)) => weeks.push((label.clone(), p)),
-                        None => days.extend(summary::week_days(monday)),
-                    }
+    let c = store.conn()?;
+    let s = match period {
+        Period::Day => build_day(date, &cold_entries(&c, date)?, now),
+        Period::Week => build_week(date, &day_sources(store, &c, &summary::week_days(date))?, now)?,
+        Period::Month => {
+            let plan = month_plan(date);
+            let mut weeks = Vec::new();
+            let mut days: Vec<NaiveDate> = Vec::new();
+            for label in &plan.full_weeks {
+                let monday = summary::week_monday(label, "weeks")?;
+                match summary_of(store, Period::Week, monday)? {
+                    Some((_, p)) => weeks.push((label.clone(), p)),
+                    None => days.extend(summary::week_days(monday)),
                 }
-                for d in &plan.loose_days {
-                    days.push(crate::files::parse_date("date", d)?);
-                }
-                days.sort();
-                build_month(date, &weeks, &self.day_sources(&c, &days)?, now)?
             }
-        };
-        drop(c);
-        if s.original == 0 {
-            let why = format!("{} 没有任何条目，未生成摘要文件", period.label(date));
-            return Ok(self.not_written(period, date, why));
+            for d in &plan.loose_days {
+                days.push(crate::files::parse_date("date", d)?);
+            }
+            days.sort();
+            build_month(date, &weeks, &day_sources(store, &c, &days)?, now)?
         }
-        let file = period.rel_path(date);
-        self.write_layer(lock, &file, s.text.as_bytes())?;
-        let topics_added = match self.add_topics_locked(lock, &s.topics) {
-            Ok(n) => n,
-            Err(e) => {
-                log::warn!("topics of {file} not added to hot.md: {e}");
-                0
-            }
-        };
-        Ok(SummarizeResult {
-            period,
-            label: s.label,
-            file,
-            created: true,
-            content: s.text,
-            original: Some(s.original),
-            kept: s.kept,
-            omitted: s.omitted,
-            top_tags: s.top_tags,
-            topics_added,
-            note: None,
-        })
+    };
+    drop(c);
+    if s.original == 0 {
+        let why = format!("{} 没有任何条目，未生成摘要文件", period.label(date));
+        return Ok(not_written(period, date, why));
     }
-
-    /// The result for a period that gets no file (empty or in the future).
-    fn not_written(&self, period: Period, date: NaiveDate, note: String) -> SummarizeResult {
-        SummarizeResult {
-            period,
-            label: period.label(date),
-            file: period.rel_path(date),
-            created: false,
-            content: String::new(),
-            original: Some(0),
-            kept: 0,
-            omitted: 0,
-            top_tags: Vec::new(),
-            topics_added: 0,
-            note: Some(note),
+    let file = period.rel_path(date);
+    write_layer(store, lock, &file, s.text.as_bytes())?;
+    let topics_added = match add_topics_locked(store, lock, &s.topics) {
+        Ok(n) => n,
+        Err(e) => {
+            log::warn!("topics of {file} not added to hot.md: {e}");
+            0
         }
+    };
+    Ok(SummarizeResult {
+        period,
+        label: s.label,
+        file,
+        created: true,
+        content: s.text,
+        original: Some(s.original),
+        kept: s.kept,
+        omitted: s.omitted,
+        top_tags: s.top_tags,
+        topics_added,
+        note: None,
+    })
+}
+
+/// The result for a period that gets no file (empty or in the future).
+fn not_written(period: Period, date: NaiveDate, note: String) -> SummarizeResult {
+    SummarizeResult {
+        period,
+        label: period.label(date),
+        file: period.rel_path(date),
+        created: false,
+        content: String::new(),
+        original: Some(0),
+        kept: 0,
+        omitted: 0,
+        top_tags: Vec::new(),
+        topics_added: 0,
+        note: Some(note),
     }
 }
