@@ -20,8 +20,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::Result;
-use crate::files::lock::WriterLock;
-use crate::index::Store;
+use crate::index::store::SyncPolicy;
+use crate::index::store::WriteSession;
 use crate::layers::hot::ops::hot_doc;
 use crate::layers::hot::{self, HotDoc};
 use crate::layers::sync::{HOT_FILE, LayerScope, USAGE_FILE, kind_of};
@@ -109,9 +109,10 @@ pub fn merge_usage(local: &Ledger, source: &Ledger) -> (Vec<String>, Vec<String>
 /// Imports the layers of the dsh data root `src` (module docs) while the caller holds the
 /// writer lock. Errors: index or I/O failures writing this data root; problems with the
 /// source's files are warnings.
-pub(crate) fn import_dsh_layers(store: &Store, lock: &WriterLock, src: &Path) -> Result<LayersImported> {
+pub(crate) fn import_dsh_layers(lock: &WriteSession<'_>, src: &Path) -> Result<LayersImported> {
+    let store = lock.store();
     let mut rep = LayersImported::default();
-    sync_layers(store, LayerScope::All, false, Some(lock))?;
+    sync_layers(store, LayerScope::All, SyncPolicy::held(lock))?;
     if let Some(text) = read_text(&src.join(HOT_FILE), &mut rep.warnings) {
         let source = hot::parse(&text);
         let existing = hot_doc(store)?;
@@ -119,7 +120,7 @@ pub(crate) fn import_dsh_layers(store: &Store, lock: &WriterLock, src: &Path) ->
         let (c, t, b) = merge_hot(&mut doc, &source);
         (rep.candidates_added, rep.topics_added, rep.hot_body_taken) = (c, t, b);
         if c + t > 0 || b {
-            write_layer(store, lock, HOT_FILE, hot::format(&doc).as_bytes())?;
+            write_layer(lock, HOT_FILE, hot::format(&doc).as_bytes())?;
         }
     }
     for level in ["day", "week", "month"] {
@@ -138,7 +139,7 @@ pub(crate) fn import_dsh_layers(store: &Store, lock: &WriterLock, src: &Path) ->
                 rep.summaries_kept += 1;
                 continue;
             }
-            write_layer(store, lock, &rel, text.as_bytes())?;
+            write_layer(lock, &rel, text.as_bytes())?;
             rep.summaries_copied.push(rel);
         }
     }
@@ -153,7 +154,7 @@ pub(crate) fn import_dsh_layers(store: &Store, lock: &WriterLock, src: &Path) ->
         if !added.is_empty() || !replaced.is_empty() {
             let records: Vec<_> =
                 added.iter().chain(&replaced).map(|k| (k.clone(), source.entries[k].clone())).collect();
-            put_usage_records_locked(store, lock, &records)?;
+            put_usage_records_locked(lock, &records)?;
         }
         (rep.usage_added, rep.usage_replaced) = (added.len(), replaced.len());
     }

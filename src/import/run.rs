@@ -24,11 +24,11 @@ use serde::Serialize;
 use super::{DayPlan, Format, ScanSummary, scan_each};
 use crate::files::cas::{self, Outcome};
 use crate::files::entry::Entry;
-use crate::files::lock::WriterLock;
 use crate::import::dsh_layers::import_dsh_layers;
 use crate::index::Store;
 use crate::index::cold::WrittenFile;
 use crate::index::cold::{mirror_day, mirror_written_in};
+use crate::index::store::WriteSession;
 use crate::index::sync::{Appended, FtsText, sha1_hex};
 use crate::layers::cold::ops::kept_changing;
 use crate::layers::cold::ops::{prepare_append, repair_torn_append};
@@ -114,11 +114,11 @@ pub fn import(
     let lock = store.lock()?;
     // An append of `write` torn by a crash is cut off before anything is added after it
     // (the import report has no place for data-root notes: they go to the `log`).
-    for w in repair_torn_append(store, &lock) {
+    for w in repair_torn_append(&lock) {
         log::warn!("{w}");
     }
     // Readers answering meanwhile say `stale` (the import is half done) until it ends.
-    let _busy = store.mark_busy(&lock, "import")?;
+    let _busy = lock.mark_busy("import")?;
     let (mut found, mut added, mut changed, mut done) = (0usize, 0usize, 0usize, 0usize);
     let mut over: OverLimit = Vec::new();
     let (mut first, mut last, mut days_with_entries) = (None, None, 0usize);
@@ -165,7 +165,7 @@ pub fn import(
                     last = Some(d.day);
                 }
                 let n = written.days.len();
-                let (a, c) = mirror_batch(store, &lock, written.days, &mut over)?;
+                let (a, c) = mirror_batch(&lock, written.days, &mut over)?;
                 added += a;
                 changed += c;
                 done += n;
@@ -178,7 +178,7 @@ pub fn import(
     mirrored?;
     let mut report = scanned?;
     crate::index::compact_after_bulk(&*store.conn()?, added)?;
-    let layers = if format == Format::Dsh { Some(import_dsh_layers(store, &lock, path)?) } else { None };
+    let layers = if format == Format::Dsh { Some(import_dsh_layers(&lock, path)?) } else { None };
     let mut summary = report.summary();
     summary.days = days_with_entries;
     summary.entries = found;
@@ -315,12 +315,8 @@ fn write_days(store: &Store, days: Vec<(NaiveDate, Vec<Entry>)>) -> Result<Vec<W
 /// while someone appended next to it is mirrored from the file as it is now. Returns
 /// (entries added, days changed, the days whose file changed before their write: to be
 /// decided again, [`import_batch`]).
-fn mirror_days(
-    store: &Store,
-    lock: &WriterLock,
-    days: Vec<WrittenDay>,
-    over: &mut OverLimit,
-) -> Result<(usize, usize, Redo)> {
+fn mirror_days(lock: &WriteSession<'_>, days: Vec<WrittenDay>, over: &mut OverLimit) -> Result<(usize, usize, Redo)> {
+    let store = lock.store();
     // Days left short of their plan are reported (a day decided again reports what its
     // next round leaves out).
     for d in &days {
@@ -366,22 +362,17 @@ fn mirror_days(
     let (added, changed, raced, redo) = applied?;
     drop(c);
     for day in raced {
-        mirror_day(store, lock, day)?;
+        mirror_day(lock, day)?;
     }
     Ok((added, changed, redo))
 }
 
 /// The index stage of an import for one written batch: [`mirror_days`], then the
 /// days to decide again ([`import_batch`]). Returns (entries added, days changed).
-fn mirror_batch(
-    store: &Store,
-    lock: &WriterLock,
-    days: Vec<WrittenDay>,
-    over: &mut OverLimit,
-) -> Result<(usize, usize)> {
-    let (mut added, mut changed, redo) = mirror_days(store, lock, days, over)?;
+fn mirror_batch(lock: &WriteSession<'_>, days: Vec<WrittenDay>, over: &mut OverLimit) -> Result<(usize, usize)> {
+    let (mut added, mut changed, redo) = mirror_days(lock, days, over)?;
     if !redo.is_empty() {
-        let (a, c) = import_batch(store, lock, redo, over)?;
+        let (a, c) = import_batch(lock, redo, over)?;
         added += a;
         changed += c;
     }
@@ -395,13 +386,14 @@ fn mirror_batch(
 /// in a next round with the other changed days (at most [`cas::MAX_REDO`] rounds). A day
 /// written while someone appended next to it is mirrored from the file as it is now.
 /// Returns (entries added, days changed). The caller holds the writer lock.
-fn import_batch(store: &Store, lock: &WriterLock, mut days: Redo, over: &mut OverLimit) -> Result<(usize, usize)> {
+fn import_batch(lock: &WriteSession<'_>, mut days: Redo, over: &mut OverLimit) -> Result<(usize, usize)> {
+    let store = lock.store();
     let (mut added, mut changed) = (0, 0);
     for _ in 0..cas::MAX_REDO {
         if days.is_empty() {
             return Ok((added, changed));
         }
-        let (a, c, redo) = mirror_days(store, lock, write_days(store, days)?, over)?;
+        let (a, c, redo) = mirror_days(lock, write_days(store, days)?, over)?;
         added += a;
         changed += c;
         days = redo;

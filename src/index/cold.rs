@@ -10,35 +10,29 @@ use chrono::NaiveDate;
 use chrono_tz::Tz;
 use rusqlite::Connection;
 
-use crate::files::lock::WriterLock;
 use crate::index::Store;
 use crate::index::mirror::{self, Known, Mirror, Table};
-use crate::index::store::SyncScope;
+use crate::index::store::WriteSession;
+use crate::index::store::{Locking, SyncPolicy, SyncScope};
 use crate::index::sync::{self, FileStat, Plan, SyncReport};
 use crate::index::watch::ColdWatch;
 use crate::{Error, Result};
 
-/// Brings the index up to date with the cold files: stats every cold file and re-mirrors
-/// the ones whose size, mtime or inode changed and whose content hash differs; drops the
-/// entries of deleted files. Free when the inotify watch armed at the previous scan saw
-/// nothing change (see [`crate::index::watch`]). The report's `layers` part is left empty.
-pub(crate) fn sync_cold(store: &Store, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
-    sync_cold_with(store, full, true, progress)
-}
-
-/// [`sync_cold`]; without `wait`, a busy writer lock is the "busy" error
-/// ([`is_busy`]) instead of a wait.
-pub(crate) fn sync_cold_with(
-    store: &Store,
-    full: bool,
-    wait: bool,
-    progress: &mut dyn FnMut(usize),
-) -> Result<SyncReport> {
+/// Brings the index up to date with the cold files, as `policy` says: stats the cold files
+/// and re-mirrors the ones whose size, mtime or inode changed and whose content hash differs;
+/// drops the entries of deleted files. A watching store (a long-lived handle) does nothing
+/// while the inotify watch armed at its previous scan saw no change (see
+/// [`crate::index::watch`]), and scans every file otherwise; a per-call store stats only the
+/// day files of `policy.days` (listing only their month folders). `progress` receives the
+/// number of files done. The report's `layers` part is left empty. Errors: index, I/O; the
+/// writer lock as `policy.locking` takes it (a lock timeout, or the "busy" error of
+/// [`Locking::IfFree`]).
+pub(crate) fn sync_cold(store: &Store, policy: SyncPolicy<'_>, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
     if !store.watching() {
-        return scan_and_apply(store, full, SyncScope::All, wait, progress);
+        return scan_and_apply(store, policy.full, policy.days, policy.locking, progress);
     }
     let mut watch = store.watch.lock().unwrap_or_else(|e| e.into_inner());
-    if !full
+    if !policy.full
         && let Some(w) = watch.as_mut()
         && w.quiet()
     {
@@ -46,7 +40,7 @@ pub(crate) fn sync_cold_with(
     }
     // Armed before the scan: a change made during or after it is pending at the next sync.
     *watch = ColdWatch::arm(store.root());
-    let rep = scan_and_apply(store, full, SyncScope::All, wait, progress);
+    let rep = scan_and_apply(store, policy.full, SyncScope::All, policy.locking, progress);
     match (&rep, watch.as_mut()) {
         (Ok(r), Some(w)) => w.files = r.files_scanned,
         (Err(_), _) => *watch = None,
@@ -55,32 +49,16 @@ pub(crate) fn sync_cold_with(
     rep
 }
 
-/// The cold part of [`crate::layers::sync::sync_days`] on a per-call store: stats only the day files of
-/// `scope` (listing only its month folders) and mirrors the ones changed, added or removed
-/// there, waiting for the writer lock. Errors: as [`crate::layers::sync::sync`].
-pub(crate) fn sync_cold_days(store: &Store, scope: SyncScope) -> Result<SyncReport> {
-    scan_and_apply(store, false, scope, true, &mut |_| {})
-}
-
-/// The cold part of a reader's sync ([`crate::layers::sync::sync_reader`]) for `scope`: never waits for
-/// the writer lock (the "busy" error instead, [`is_busy`]).
-pub(crate) fn sync_cold_reader(store: &Store, full: bool, scope: SyncScope) -> Result<SyncReport> {
-    if store.watching() || scope == SyncScope::All {
-        return sync_cold_with(store, full, false, &mut |_| {});
-    }
-    scan_and_apply(store, false, scope, false, &mut |_| {})
-}
-
 fn scan_and_apply(
     store: &Store,
     full: bool,
     scope: SyncScope,
-    wait: bool,
+    locking: Locking<'_>,
     progress: &mut dyn FnMut(usize),
 ) -> Result<SyncReport> {
     let mut c = store.conn()?;
     let mut m = ColdMirror { root: store.root(), tz: store.tz(), full, scope, progress };
-    let done = mirror::mirror_changes(&mut m, &mut c, None, || store.mirror_lock(wait))?;
+    let done = mirror::mirror_changes(&mut m, &mut c, || store.mirror_guard(locking))?;
     let files_scanned = done.first.len();
     Ok(match done.applied {
         None => SyncReport { files_scanned, ..Default::default() },
@@ -117,24 +95,25 @@ pub(crate) fn cold_changed(store: &Store) -> Result<bool> {
 
 /// Mirrors one cold file (after this process wrote it), under the writer lock the caller
 /// holds.
-pub(crate) fn mirror_day(store: &Store, lock: &WriterLock, day: NaiveDate) -> Result<()> {
+pub(crate) fn mirror_day(lock: &WriteSession<'_>, day: NaiveDate) -> Result<()> {
+    let store = lock.store();
     let path = store.root().join(crate::files::cold_rel(day));
     let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-    mirror_appended(store, lock, day, &[], 0, &bytes, &[])
+    mirror_appended(lock, day, &[], 0, &bytes, &[])
 }
 
 /// Mirrors a day file this process just wrote as `bytes`. When `old_bytes` (holding
 /// `old_entries` entries) is what the index already mirrors and `appended` are the entries
 /// added after it, only those are inserted; otherwise the whole day is re-mirrored.
 pub(crate) fn mirror_appended(
-    store: &Store,
-    _lock: &WriterLock,
+    lock: &WriteSession<'_>,
     day: NaiveDate,
     old_bytes: &[u8],
     old_entries: usize,
     bytes: &[u8],
     appended: &[(i64, &crate::files::entry::Entry)],
 ) -> Result<()> {
+    let store = lock.store();
     let path = store.root().join(crate::files::cold_rel(day));
     let meta = std::fs::metadata(&path).map_err(|e| Error::io(&path, e))?;
     let appended: Vec<sync::Appended> = appended.iter().map(|(l, e)| sync::Appended::new(*l, e, store.tz())).collect();

@@ -13,7 +13,6 @@ use std::collections::HashMap;
 use rusqlite::Connection;
 
 use crate::Result;
-use crate::files::lock::WriterLock;
 
 /// What the index remembers about one file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,28 +97,21 @@ pub struct Mirrored<D, R> {
     pub applied: Option<(D, R)>,
 }
 
-/// Plan → lock → re-plan → apply (module docs). `held` is the writer lock when the caller
-/// already holds it (taking it twice in one process would wait for itself); otherwise
-/// `acquire` takes it, and its errors (a lock timeout) are returned.
-pub fn mirror_changes<M: Mirror>(
+/// Plan → lock → re-plan → apply (module docs). `lock` takes the writer lock when there is
+/// something to mirror (`Store::mirror_guard`: nothing when the caller's session holds it),
+/// and its errors (a lock timeout, the "busy" error) are returned; the guard is held until
+/// the changes are applied.
+pub fn mirror_changes<M: Mirror, G>(
     m: &mut M,
     c: &mut Connection,
-    held: Option<&WriterLock>,
-    acquire: impl FnOnce() -> Result<WriterLock>,
+    lock: impl FnOnce() -> Result<G>,
 ) -> Result<Mirrored<M::Disk, M::Report>> {
     let first = m.scan()?;
     let p = m.plan(&first, &m.known(c)?);
     if M::is_empty(&p) {
         return Ok(Mirrored { first, applied: None });
     }
-    let own;
-    let _lock = match held {
-        Some(l) => l,
-        None => {
-            own = acquire()?;
-            &own
-        }
-    };
+    let _lock = lock()?;
     // Re-plan under the lock: another writer may have mirrored these files meanwhile.
     let known = m.known(c)?;
     let disk = m.scan()?;

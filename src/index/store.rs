@@ -83,7 +83,7 @@ pub struct Store {
     /// Where a read-only root's index lives (kept alive: a temporary one is deleted on drop).
     ro_index: Option<index::ReadOnlyIndex>,
     /// False for a per-call store ([`Store::open`] with `per_call`): no inotify watch, cold
-    /// checks scoped to the files a query reads (`layers::sync::sync_days`), and usage hits held
+    /// checks scoped to the files a query reads ([`SyncPolicy::days`]), and usage hits held
     /// back by the throttle left to a later call instead of flushed at drop.
     watching: bool,
     /// Document frequencies of query phrases, kept while the FTS5 index is unchanged
@@ -95,14 +95,96 @@ pub struct Store {
     pub(in crate::index) prescan: Mutex<Option<std::thread::JoinHandle<Result<Vec<sync::FileStat>>>>>,
 }
 
-/// The cold files a query reads, so a per-call check can stat only those
-/// ([`crate::layers::sync::sync_days`]).
+/// The writer lock held through a store ([`Store::lock`]): what every write-side function
+/// takes, as proof that its caller holds the lock, and through which it reaches the store. One
+/// session at a time per data root (the lock is an `flock` on the root folder: a second one in
+/// the same process would wait for the first); dropping it releases the lock.
+#[derive(Debug)]
+pub struct WriteSession<'a> {
+    store: &'a Store,
+    _lock: WriterLock,
+}
+
+impl<'a> WriteSession<'a> {
+    /// The store this session writes.
+    pub fn store(&self) -> &'a Store {
+        self.store
+    }
+
+    /// Marks, in the index, that a long write (an import) is under way while this session
+    /// holds the lock: readers that find the mark and the lock taken say `stale`. Cleared when
+    /// the guard drops (a mark left by a killed process is ignored: its lock is free).
+    pub(crate) fn mark_busy(&self, what: &str) -> Result<BusyMark<'a>> {
+        self.store.conn()?.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", [META_BUSY, what])?;
+        Ok(BusyMark { store: self.store })
+    }
+}
+
+/// The cold files a query reads, so a per-call check can stat only those ([`SyncPolicy::days`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SyncScope {
     /// Every day file (unwindowed queries, listings by tag, layer commands).
     All,
     /// The day files of local dates `from..=to` (inclusive).
     Days(NaiveDate, NaiveDate),
+}
+
+/// How a sync that found files to mirror gets the writer lock.
+#[derive(Debug, Clone, Copy)]
+pub enum Locking<'s> {
+    /// Waits for it, up to `lockTimeoutMs` ([`Store::lock`]): a writer's sync.
+    Wait,
+    /// Takes it only if it is free now, else gives up with the "busy" error (`is_busy`),
+    /// which a reader's sync turns into `stale`: an answer never waits for an import or a
+    /// rebuild.
+    IfFree,
+    /// The caller holds it already (a write about to change the files it syncs; taking it
+    /// twice in one process would wait for itself).
+    Held(&'s WriteSession<'s>),
+}
+
+/// What a sync checks and how it takes the writer lock: the one argument of every sync
+/// (`layers::sync::sync`, `layers::sync::sync_layers`, `index::cold::sync_cold`).
+#[derive(Debug, Clone, Copy)]
+pub struct SyncPolicy<'s> {
+    /// Re-reads every file regardless of its stat, and checks every layer file (summaries
+    /// too), not only the live ones: a new or rebuilt index, `memlayers sync --full`. Otherwise
+    /// a long-lived handle checks only what its watch saw change.
+    pub full: bool,
+    /// The day files the caller reads: a per-call store stats only those (a watching store's
+    /// watch covers every file at no cost).
+    pub days: SyncScope,
+    /// How the writer lock is taken when files need mirroring.
+    pub locking: Locking<'s>,
+}
+
+impl<'s> SyncPolicy<'s> {
+    /// A writer's sync of every file: waits for the writer lock when files need mirroring.
+    pub const WRITER: SyncPolicy<'static> = SyncPolicy { full: false, days: SyncScope::All, locking: Locking::Wait };
+
+    /// A reader's sync of every file (every query, opening a handle): never waits for the
+    /// writer lock; files it could not mirror leave the answer `stale`.
+    pub const READER: SyncPolicy<'static> = SyncPolicy { full: false, days: SyncScope::All, locking: Locking::IfFree };
+
+    /// A sync under the writer lock `session` holds.
+    pub fn held(session: &'s WriteSession<'s>) -> Self {
+        SyncPolicy { full: false, days: SyncScope::All, locking: Locking::Held(session) }
+    }
+
+    /// This policy re-reading every file ([`SyncPolicy::full`]).
+    pub fn full(self) -> Self {
+        SyncPolicy { full: true, ..self }
+    }
+
+    /// This policy for a caller that reads only `days`' cold files.
+    pub fn days(self, days: SyncScope) -> Self {
+        SyncPolicy { days, ..self }
+    }
+
+    /// True for a reader's policy ([`Locking::IfFree`]).
+    pub fn reader(&self) -> bool {
+        matches!(self.locking, Locking::IfFree)
+    }
 }
 
 impl Store {
@@ -114,7 +196,7 @@ impl Store {
     /// `per_call`: this process makes one call and exits (the CLI): the store keeps no inotify
     /// watch, whose 120-odd watches cost more to add and to close (11–14 ms at 1M entries)
     /// than the call itself, and checks only the day files each query reads
-    /// ([`crate::layers::sync::sync_days`]); its connections leave the WAL for a later checkpoint
+    /// ([`SyncPolicy::days`]); its connections leave the WAL for a later checkpoint
     /// ([`index::open`]).
     pub(crate) fn open(root: &Path, config: Config, per_call: bool) -> Result<(Store, OpenState, Vec<String>)> {
         let root = root.to_path_buf();
@@ -245,25 +327,55 @@ impl Store {
     /// Takes the writer lock (bounded by `lockTimeoutMs`). Errors: [`Error::LockTimeout`];
     /// [`Error::ReadOnly`] on a data root that cannot be written (every write path starts
     /// here, so writes fail before touching anything, naming the real cause).
-    pub fn lock(&self) -> Result<WriterLock> {
+    pub fn lock(&self) -> Result<WriteSession<'_>> {
+        self.lock_within(self.config.lock_timeout_ms)
+    }
+
+    /// [`Store::lock`] waiting at most `ms` milliseconds (the usage ledger's shorter wait).
+    pub(crate) fn lock_within(&self, ms: u64) -> Result<WriteSession<'_>> {
         if let Some(cause) = &self.read_only {
             return Err(Error::ReadOnly { path: self.root.clone(), cause: cause.clone() });
         }
-        lock::acquire(&self.root, Duration::from_millis(self.config.lock_timeout_ms))
+        Ok(self.session(lock::acquire(&self.root, Duration::from_millis(ms))?))
+    }
+
+    /// The writer lock if it is free now (one attempt, no wait), else `None`. Errors: as
+    /// [`Store::lock`] on a read-only data root; I/O opening the lock.
+    pub(crate) fn try_lock(&self) -> Result<Option<WriteSession<'_>>> {
+        if let Some(cause) = &self.read_only {
+            return Err(Error::ReadOnly { path: self.root.clone(), cause: cause.clone() });
+        }
+        Ok(lock::try_acquire_once(&self.root)?.map(|l| self.session(l)))
+    }
+
+    fn session(&self, lock: WriterLock) -> WriteSession<'_> {
+        WriteSession { store: self, _lock: lock }
     }
 
     /// The writer lock for mirroring files into the index. `wait`: as [`Store::lock`];
     /// otherwise only if free now, else the "busy" error ([`is_busy`]). On a read-only root
     /// with a temporary index the lock is taken all the same (it creates nothing); with the
     /// root's own index opened in place nothing can be mirrored: always busy.
-    pub(crate) fn mirror_lock(&self, wait: bool) -> Result<WriterLock> {
+    pub(crate) fn mirror_lock(&self, wait: bool) -> Result<WriteSession<'_>> {
         if matches!(self.ro_index, Some(index::ReadOnlyIndex::InPlace)) {
             return Err(self.busy());
         }
-        if wait {
-            return lock::acquire(&self.root, Duration::from_millis(self.config.lock_timeout_ms));
+        let lock = if wait {
+            lock::acquire(&self.root, Duration::from_millis(self.config.lock_timeout_ms))?
+        } else {
+            lock::try_acquire(&self.root)?.ok_or_else(|| self.busy())?
+        };
+        Ok(self.session(lock))
+    }
+
+    /// The writer lock a mirror takes as `locking` says (`index::mirror::mirror_changes`):
+    /// `None` when the caller's session holds it already. Errors: as [`Store::mirror_lock`].
+    pub(crate) fn mirror_guard(&self, locking: Locking<'_>) -> Result<Option<WriteSession<'_>>> {
+        match locking {
+            Locking::Held(_) => Ok(None),
+            Locking::Wait => self.mirror_lock(true).map(Some),
+            Locking::IfFree => self.mirror_lock(false).map(Some),
         }
-        lock::try_acquire(&self.root)?.ok_or_else(|| self.busy())
     }
 
     /// The error [`Store::mirror_lock`] returns when it does not wait: a lock timeout after 0 ms.
@@ -271,15 +383,7 @@ impl Store {
         Error::LockTimeout { path: self.root.clone(), waited_ms: 0 }
     }
 
-    /// Marks, in the index, that a long write (an import) is under way while `_lock` is held:
-    /// readers that find the mark and the lock taken say `stale`. Cleared when the guard drops
-    /// (a mark left by a killed process is ignored: its lock is free).
-    pub(crate) fn mark_busy(&self, _lock: &WriterLock, what: &str) -> Result<BusyMark<'_>> {
-        self.conn()?.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", [META_BUSY, what])?;
-        Ok(BusyMark { store: self })
-    }
-
-    /// True when a writer marked a long write ([`Store::mark_busy`]) and holds the lock now.
+    /// True when a writer marked a long write ([`WriteSession::mark_busy`]) and holds the lock now.
     pub(crate) fn writer_busy(&self) -> Result<bool> {
         use rusqlite::OptionalExtension;
         let c = self.conn()?;
@@ -327,7 +431,7 @@ impl Store {
     }
 }
 
-/// `meta` key of `Store::mark_busy`: what a long write under the lock is doing.
+/// `meta` key of `WriteSession::mark_busy`: what a long write under the lock is doing.
 pub const META_BUSY: &str = "writer_busy";
 
 /// True for the "busy" error of a sync that does not wait for the writer lock.
@@ -335,7 +439,7 @@ pub(crate) fn is_busy(e: &Error) -> bool {
     matches!(e, Error::LockTimeout { waited_ms: 0, .. })
 }
 
-/// Guard of [`Store::mark_busy`]: clears the mark when dropped.
+/// Guard of [`WriteSession::mark_busy`]: clears the mark when dropped.
 #[derive(Debug)]
 pub(crate) struct BusyMark<'a> {
     store: &'a Store,

@@ -12,6 +12,7 @@ use serde::Serialize;
 
 use crate::Result;
 use crate::index::Store;
+use crate::index::store::SyncPolicy;
 use crate::layers::sync::{LayerScope, USAGE_FILE};
 use crate::layers::sync::{sync, sync_layers, write_layer};
 use crate::layers::usage::ops::write_usage_file;
@@ -29,9 +30,9 @@ pub struct ExportReport {
 /// Writes hot.md, summaries/ and usage.json from the index (module docs). Errors: lock
 /// timeout, I/O, index.
 pub fn export(store: &Store) -> Result<ExportReport> {
-    sync(store)?;
+    sync(store, SyncPolicy::WRITER, &mut |_| {})?;
     let lock = store.lock()?;
-    sync_layers(store, LayerScope::All, false, Some(&lock))?;
+    sync_layers(store, LayerScope::All, SyncPolicy::held(&lock))?;
     let mut rep = ExportReport::default();
     let rows: Vec<(String, Vec<u8>)> = {
         let c = store.conn()?;
@@ -43,11 +44,11 @@ pub fn export(store: &Store) -> Result<ExportReport> {
         if std::fs::read(&path).ok().as_deref() == Some(&body[..]) {
             rep.unchanged += 1;
         } else {
-            write_layer(store, &lock, &rel, &body)?;
+            write_layer(&lock, &rel, &body)?;
             rep.written.push(rel);
         }
     }
-    if write_usage_file(store, &lock)? {
+    if write_usage_file(&lock)? {
         rep.written.push(USAGE_FILE.to_string());
     } else if store.root().join(USAGE_FILE).exists() {
         rep.unchanged += 1;

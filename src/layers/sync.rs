@@ -37,10 +37,10 @@ use std::path::Path;
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
-use crate::files::lock::WriterLock;
 use crate::index::Store;
-use crate::index::cold::{cold_changed, sync_cold, sync_cold_days, sync_cold_reader};
+use crate::index::cold::{cold_changed, sync_cold};
 use crate::index::mirror::{self, Known, Mirror, Table};
+use crate::index::store::{Locking, SyncPolicy, WriteSession, is_busy};
 pub use crate::index::sync::LayerReport;
 use crate::index::sync::{SyncReport, sha1_hex};
 use crate::{Error, Result};
@@ -409,52 +409,44 @@ impl Mirror for LayerMirror<'_> {
     }
 }
 
-/// Brings the index up to date with the files: the layer files of [`LayerScope::Live`]
-/// (hot.md, usage.json; every layer file when `full`), then the cold files
-/// (`index::cold::sync_cold`). Cheap when nothing changed (no lock, no reads). Every query
-/// runs it first, so hand edits are seen by the next query.
-pub fn sync(store: &Store) -> Result<SyncReport> {
-    sync_with_progress(store, false, &mut |_| {})
-}
-
-/// [`sync`] with a progress callback (cold files done) and, when `full`, a re-read
-/// of every file regardless of stats.
-pub fn sync_with_progress(store: &Store, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
-    let scope = if full { LayerScope::All } else { LayerScope::Live };
-    let layers = sync_layers(store, scope, full, None)?;
-    let cold = sync_cold(store, full, progress)?;
-    Ok(SyncReport { layers, ..cold })
-}
-
-/// Brings the index up to date for a query that reads only `scope`'s day files. A
-/// watching store does what [`sync`] does (its watch covers every file at no cost);
-/// a per-call store syncs the live layer files, then stats only the day files of `scope`
-/// (listing only its month folders) and mirrors the ones changed, added or removed there.
-/// Files outside the scope are left for the query that reads them. Errors: as
-/// [`sync`].
-pub fn sync_days(store: &Store, scope: crate::index::store::SyncScope) -> Result<SyncReport> {
-    if store.watching() || scope == crate::index::store::SyncScope::All {
-        return sync(store);
+/// Brings the index up to date with the files, as `policy` says ([`SyncPolicy`]): the layer
+/// files of [`LayerScope::Live`] (hot.md, usage.json; every layer file when `policy.full`),
+/// then the cold files (`index::cold::sync_cold`: a watching store checks its watch, a
+/// per-call one stats only the day files of `policy.days`). Cheap when nothing changed (no
+/// lock, no reads). Every query runs it first, so hand edits are seen by the next query;
+/// `progress` receives the number of cold files done.
+///
+/// A reader's sync ([`SyncPolicy::READER`]: every query, and opening a handle) never waits for
+/// the writer lock (an answer must not wait for an import or a rebuild). When files need
+/// mirroring and another writer holds the lock, or a writer marked a long write
+/// (`WriteSession::mark_busy`), it mirrors
+/// nothing and returns `stale: true`; the caller answers from the index as it is — the last
+/// committed state, which WAL readers see whole — and says so. Errors: index, I/O; for a
+/// writer's sync, a lock timeout.
+pub fn sync(store: &Store, policy: SyncPolicy<'_>, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
+    let scope = if policy.full { LayerScope::All } else { LayerScope::Live };
+    let busy = |e: &Error| policy.reader() && is_busy(e);
+    let (layers, mut stale) = match sync_layers(store, scope, policy) {
+        Ok(l) => (l, false),
+        Err(e) if busy(&e) => (LayerReport::default(), true),
+        Err(e) => return Err(e),
+    };
+    let cold = match sync_cold(store, policy, progress) {
+        Ok(c) => c,
+        Err(e) if busy(&e) => SyncReport { stale: true, ..Default::default() },
+        Err(e) => return Err(e),
+    };
+    stale |= cold.stale;
+    if policy.reader() {
+        stale |= store.writer_busy()?;
     }
-    let layers = sync_layers(store, LayerScope::Live, false, None)?;
-    let cold = sync_cold_days(store, scope)?;
-    Ok(SyncReport { layers, ..cold })
-}
-
-/// The sync of a reader (every query, and opening a handle): as [`sync`], but it
-/// never waits for the writer lock (an answer must not wait for an import or a rebuild). When files need mirroring and
-/// another writer holds the lock (an import, a rebuild), or a writer marked a long write
-/// ([`Store::mark_busy`]), it mirrors nothing and returns `stale: true`; the caller
-/// answers from the index as it is — the last committed state, which WAL readers see
-/// whole — and says so.
-pub(crate) fn sync_reader(store: &Store, full: bool) -> Result<SyncReport> {
-    sync_reader_scoped(store, full, crate::index::store::SyncScope::All)
+    Ok(SyncReport { layers, stale, ..cold })
 }
 
 /// Answers `query` from an up-to-date index, for a query that may read every cold file
 /// (no time window), returning its result and whether the index was stale. A watching
-/// store syncs first (its inotify queue makes that free). A per-call store (the CLI) syncs
-/// the layer files first, then runs `query` while a second thread stats every cold file
+/// store syncs first (a reader's [`sync`]; its inotify queue makes that free). A per-call
+/// store (the CLI) syncs the layer files first, then runs `query` while a second thread stats every cold file
 /// and compares them with the index — the stat pass (≈ 3 500 `statx` at 1M entries) costs
 /// as much as a typical query, so on two cores the call pays the longer of the two, not
 /// their sum. Only when a file changed is it mirrored and `query` run again, so
@@ -462,12 +454,12 @@ pub(crate) fn sync_reader(store: &Store, full: bool) -> Result<SyncReport> {
 /// `query`.
 pub(crate) fn read_synced<T: Send>(store: &Store, query: impl Fn() -> Result<T> + Sync) -> Result<(T, bool)> {
     if store.watching() {
-        let stale = sync_reader(store, false)?.stale;
+        let stale = sync(store, SyncPolicy::READER, &mut |_| {})?.stale;
         return Ok((query()?, stale));
     }
-    let layers_stale = match sync_layers_with(store, LayerScope::Live, false, None, false) {
+    let layers_stale = match sync_layers(store, LayerScope::Live, SyncPolicy::READER) {
         Ok(_) => false,
-        Err(e) if crate::index::store::is_busy(&e) => true,
+        Err(e) if is_busy(&e) => true,
         Err(e) => return Err(e),
     };
     let (first, changed) = std::thread::scope(|s| {
@@ -479,85 +471,48 @@ pub(crate) fn read_synced<T: Send>(store: &Store, query: impl Fn() -> Result<T> 
     if !changed? {
         return Ok((first?, layers_stale || store.writer_busy()?));
     }
-    let stale = sync_reader(store, false)?.stale;
+    let stale = sync(store, SyncPolicy::READER, &mut |_| {})?.stale;
     Ok((query()?, stale))
-}
-
-/// [`sync_reader`] for a query that reads only `days`' cold files (a per-call store
-/// then stats only those: [`sync_days`]).
-pub(crate) fn sync_reader_scoped(
-    store: &Store,
-    full: bool,
-    days: crate::index::store::SyncScope,
-) -> Result<SyncReport> {
-    let scope = if full { LayerScope::All } else { LayerScope::Live };
-    let (layers, mut stale) = match sync_layers_with(store, scope, full, None, false) {
-        Ok(l) => (l, false),
-        Err(e) if crate::index::store::is_busy(&e) => (LayerReport::default(), true),
-        Err(e) => return Err(e),
-    };
-    let cold = match sync_cold_reader(store, full, days) {
-        Ok(c) => c,
-        Err(e) if crate::index::store::is_busy(&e) => SyncReport { stale: true, ..Default::default() },
-        Err(e) => return Err(e),
-    };
-    stale |= cold.stale || store.writer_busy()?;
-    Ok(SyncReport { layers, stale, ..cold })
 }
 
 /// Brings the `layer_files` rows of `scope` (and the usage table) up to date with the
 /// layer files on disk; the file wins (module docs). Cheap when nothing changed: one stat
-/// per file, no lock. `full` re-reads every file. Pass `lock` when the caller already holds
-/// the writer lock (taking it twice in one process would wait for itself). A corrupt
-/// usage.json is reported as a `log` warning and rewritten by this handle's next flush.
-pub fn sync_layers(store: &Store, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
-    sync_layers_with(store, scope, full, lock, true)
-}
-
-/// [`sync_layers`]; without `wait`, a busy writer lock is the "busy" error
-/// (`store::is_busy`) instead of a wait.
-fn sync_layers_with(
-    store: &Store,
-    scope: LayerScope,
-    full: bool,
-    lock: Option<&WriterLock>,
-    wait: bool,
-) -> Result<LayerReport> {
+/// per file, no lock. `policy.full` re-reads every file; `policy.locking` says how the writer
+/// lock is taken ([`SyncPolicy::held`] when the caller holds it already: taking it twice in
+/// one process would wait for itself); `policy.days` does not apply. A corrupt usage.json is
+/// reported as a `log` warning and rewritten by this handle's next flush.
+pub fn sync_layers(store: &Store, scope: LayerScope, policy: SyncPolicy<'_>) -> Result<LayerReport> {
     // A long-lived handle checks hot.md and usage.json only after its watch saw one of them
     // change (index::watch::LayerWatch); a per-call handle, a full check or a caller holding
     // the lock (a write about to change them) always checks.
-    let watched = store.watching() && scope == LayerScope::Live && !full && lock.is_none();
+    let held = matches!(policy.locking, Locking::Held(_));
+    let watched = store.watching() && scope == LayerScope::Live && !policy.full && !held;
     if watched {
         let mut w = store.layer_watch();
         if let Some(files) = w.unchanged(store.root(), &[HOT_FILE, USAGE_FILE]) {
             return Ok(LayerReport { files_scanned: files, ..Default::default() });
         }
     }
-    let report = check_layers(store, scope, full, lock, wait)?;
+    let report = check_layers(store, scope, policy)?;
     if watched {
         store.layer_watch().checked(report.files_scanned);
     }
     Ok(report)
 }
 
-/// [`sync_layers_with`] without the watch: stats the files of `scope` and mirrors
-/// the changed ones.
-fn check_layers(
-    store: &Store,
-    scope: LayerScope,
-    full: bool,
-    lock: Option<&WriterLock>,
-    wait: bool,
-) -> Result<LayerReport> {
+/// [`sync_layers`] without the watch: stats the files of `scope` and mirrors the changed ones.
+fn check_layers(store: &Store, scope: LayerScope, policy: SyncPolicy<'_>) -> Result<LayerReport> {
+    let (full, locking) = (policy.full, policy.locking);
+    let held = matches!(locking, Locking::Held(_));
     let mut c = store.conn()?;
     let usage_path = store.root().join(USAGE_FILE);
     let mut tries = 0;
     let done = loop {
         // usage.json is parsed before the lock is taken (module docs), unless the caller
         // holds it already or the file kept changing under us.
-        let staged = if lock.is_none() && tries < STAGE_TRIES { stage_usage(store, &c, full, wait)? } else { None };
+        let staged = if !held && tries < STAGE_TRIES { stage_usage(store, &c, full, !policy.reader())? } else { None };
         let mut m = LayerMirror { root: store.root(), scope, full, staged };
-        match mirror::mirror_changes(&mut m, &mut c, lock, || store.mirror_lock(wait)) {
+        match mirror::mirror_changes(&mut m, &mut c, || store.mirror_guard(locking)) {
             Err(Error::Changed(p)) if p == usage_path && tries < STAGE_TRIES => tries += 1,
             r => break r,
         }
@@ -595,7 +550,7 @@ fn stage_usage(store: &Store, c: &Connection, full: bool, wait: bool) -> Result<
     if !wait {
         match store.mirror_lock(false) {
             Ok(probe) => drop(probe),
-            Err(e) if crate::index::store::is_busy(&e) => return Ok(None),
+            Err(e) if is_busy(&e) => return Ok(None),
             Err(e) => return Err(e),
         }
     }
@@ -640,7 +595,8 @@ pub fn layer_body(store: &Store, rel: &str) -> Result<Option<Vec<u8>>> {
 /// failure to record the row (a full disk) is not an error: the row stays behind and the
 /// next sync reads the file. Errors: `rel` is not a layer path (field `path`), I/O before
 /// the file is replaced.
-pub fn write_layer(store: &Store, _lock: &WriterLock, rel: &str, bytes: &[u8]) -> Result<()> {
+pub fn write_layer(lock: &WriteSession<'_>, rel: &str, bytes: &[u8]) -> Result<()> {
+    let store = lock.store();
     let kind = kind_of(rel).ok_or_else(|| Error::bad("path", format!("{rel:?} is not a layer file")))?;
     let path = crate::files::safe_join(store.root(), rel)?;
     if let Some(dir) = path.parent() {
@@ -669,12 +625,13 @@ pub fn write_layer(store: &Store, _lock: &WriterLock, rel: &str, bytes: &[u8]) -
 /// it does not meet a layer file changed behind its back: on [`Error::Changed`] the layer
 /// rows are synced from the files and `op` runs again (at most
 /// [`crate::files::cas::MAX_REDO`] times).
-pub(crate) fn redo_on_change<T>(store: &Store, lock: &WriterLock, mut op: impl FnMut() -> Result<T>) -> Result<T> {
+pub(crate) fn redo_on_change<T>(lock: &WriteSession<'_>, mut op: impl FnMut() -> Result<T>) -> Result<T> {
+    let store = lock.store();
     let mut last = None;
     for _ in 0..crate::files::cas::MAX_REDO {
         match op() {
             Err(Error::Changed(p)) => {
-                sync_layers(store, LayerScope::Live, false, Some(lock))?;
+                sync_layers(store, LayerScope::Live, SyncPolicy::held(lock))?;
                 last = Some(p);
             }
             r => return r,

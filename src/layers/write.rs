@@ -7,9 +7,9 @@
 use crate::Result;
 use crate::files::cas;
 use crate::files::entry::Entry;
-use crate::files::lock::WriterLock;
 use crate::files::{cold_rel, local_date};
 use crate::index::Store;
+use crate::index::store::WriteSession;
 use crate::layers::cold::ops::{kept_changing, repair_torn_append, write_line};
 use crate::layers::cold::{WriteArgs, WriteResult, normalize_tag, normalize_text};
 use crate::layers::hot::ops::add_candidate_locked;
@@ -24,21 +24,20 @@ pub const SUMMARY_EVERY: usize = 20;
 /// `important` still makes sure the entry is a candidate and returns its index. Errors:
 /// the candidate could not be added (the cold entry stays written; retrying is safe).
 pub(crate) fn after_write(
-    store: &Store,
-    lock: &WriterLock,
+    lock: &WriteSession<'_>,
     important: bool,
     entry: Entry,
     result: &mut WriteResult,
 ) -> Result<()> {
     if important {
-        let (index, status) = add_candidate_locked(store, lock, entry)?;
+        let (index, status) = add_candidate_locked(lock, entry)?;
         result.candidate_index = index;
         result.over_limit = Some(status.over_limit);
         result.hint = Some(status.hint);
     }
     if result.added && result.day_count > 0 && result.day_count.is_multiple_of(SUMMARY_EVERY) {
         let made = crate::files::parse_date("date", &result.date)
-            .and_then(|day| summarize_locked(store, lock, Period::Day, day, true));
+            .and_then(|day| summarize_locked(lock, Period::Day, day, true));
         match made {
             Ok(_) => result.summary_created = true,
             Err(e) => log::warn!("day summary of {} not regenerated: {e}", result.date),
@@ -67,10 +66,10 @@ pub fn write(store: &Store, args: &WriteArgs) -> Result<WriteResult> {
     if let Some(dir) = path.parent() {
         cas::clean_temps(dir);
     }
-    let repaired = repair_torn_append(store, &lock);
+    let repaired = repair_torn_append(&lock);
     for _ in 0..cas::MAX_REDO {
-        if let Some((mut result, e)) = write_line(store, &lock, args, &path, day, now, &tag, &text)? {
-            finish_write(store, &lock, args.important, e, &mut result);
+        if let Some((mut result, e)) = write_line(&lock, args, &path, day, now, &tag, &text)? {
+            finish_write(&lock, args.important, e, &mut result);
             result.warnings.splice(0..0, repaired);
             result.zone_recorded = store.take_zone_recorded().map(|z| z.name().to_string());
             return Ok(result);
@@ -81,8 +80,8 @@ pub fn write(store: &Store, args: &WriteArgs) -> Result<WriteResult> {
 
 /// What `write` does once the entry is in the file (candidate, day summary). The memory is
 /// stored by then, so a failure here is a warning in the result, never an error.
-fn finish_write(store: &Store, lock: &WriterLock, important: bool, e: Entry, result: &mut WriteResult) {
-    if let Err(err) = after_write(store, lock, important, e, result) {
+fn finish_write(lock: &WriteSession<'_>, important: bool, e: Entry, result: &mut WriteResult) {
+    if let Err(err) = after_write(lock, important, e, result) {
         result.warnings.push(format!(
             "the entry is stored in {}, but the hot layer could not be updated: {err}",
             cold_rel(crate::files::parse_date("date", &result.date).unwrap_or_default())

@@ -17,11 +17,11 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 
 use crate::files::entry::{Entry, Source};
-use crate::files::lock::WriterLock;
 use crate::import::import;
 use crate::import::{Format, ImportReport};
 use crate::index::check::CheckReport;
 use crate::index::check::check;
+use crate::index::store::SyncPolicy;
 use crate::index::sync::SyncReport;
 use crate::index::{OpenState, Store};
 use crate::layers::cold::ops::append_entries;
@@ -39,7 +39,7 @@ use crate::layers::summary::Period;
 use crate::layers::summary::ops::SummarizeResult;
 use crate::layers::summary::ops::{summarize, summarize_period};
 use crate::layers::sync::{LayerReport, LayerScope};
-use crate::layers::sync::{layer_body, sync, sync_layers, sync_reader, sync_with_progress};
+use crate::layers::sync::{layer_body, sync, sync_layers};
 use crate::layers::usage::Ledger;
 use crate::layers::usage::ops::{flush_at_close, flush_usage, record_hits, usage_records};
 use crate::layers::write::write;
@@ -97,7 +97,8 @@ impl Memory {
         let (store, state, warnings) = Store::open(root.as_ref(), config, false)?;
         // A reader's sync: it does not wait for another writer (an import, a rebuild) but
         // reports `stale` (an answer never waits for a writer); writes take the lock themselves.
-        let open_report = sync_reader(&store, state == OpenState::Fresh)?;
+        let policy = if state == OpenState::Fresh { SyncPolicy::READER.full() } else { SyncPolicy::READER };
+        let open_report = sync(&store, policy, &mut |_| {})?;
         Ok(Memory { store, deferral: Deferral::default(), open_report, warnings })
     }
 
@@ -116,7 +117,7 @@ impl Memory {
             // under the writer lock, for minutes at a million entries). Still busy after that
             // wait: answer from what the rebuild has committed so far, marked `stale` — a query
             // never fails because a rebuild is under way.
-            OpenState::Fresh => match sync_with_progress(&store, true, &mut |_| {}) {
+            OpenState::Fresh => match sync(&store, SyncPolicy::WRITER.full(), &mut |_| {}) {
                 Err(Error::LockTimeout { .. }) => SyncReport { stale: true, ..SyncReport::default() },
                 r => r?,
             },
@@ -256,16 +257,12 @@ impl Memory {
     }
 
     /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
-    /// text and source marker together are already in the file or earlier in `entries`. Takes the writer lock unless `lock` is given. Used by imports
-    /// and by the layers (evicted hot blocks, expired candidates).
+    /// text and source marker together are already in the file or earlier in `entries`, under
+    /// the writer lock it takes. Used by imports and by the layers (evicted hot blocks, expired
+    /// candidates).
     #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
-    pub fn append_entries(
-        &self,
-        day: NaiveDate,
-        entries: &[Entry],
-        lock: Option<&crate::files::lock::WriterLock>,
-    ) -> Result<Appended> {
-        append_entries(&self.store, day, entries, lock)
+    pub fn append_entries(&self, day: NaiveDate, entries: &[Entry]) -> Result<Appended> {
+        append_entries(&self.store, day, entries)
     }
 
     /// Writes hot.md, summaries/ and usage.json from the index (module docs). Errors: lock
@@ -340,23 +337,25 @@ impl Memory {
     /// (`cold/`). Cheap when nothing changed (no lock, no reads). Every query
     /// runs it first, so hand edits are seen by the next query.
     pub fn sync(&self) -> Result<SyncReport> {
-        sync(&self.store)
+        sync(&self.store, SyncPolicy::WRITER, &mut |_| {})
     }
 
     /// [`Memory::sync`] with a progress callback (cold files done) and, when `full`, a re-read
     /// of every file regardless of stats.
     pub fn sync_with_progress(&self, full: bool, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
-        sync_with_progress(&self.store, full, progress)
+        let policy = if full { SyncPolicy::WRITER.full() } else { SyncPolicy::WRITER };
+        sync(&self.store, policy, progress)
     }
 
     /// Brings the `layer_files` rows of `scope` (and the usage table) up to date with the
     /// layer files on disk; the file wins (module docs). Cheap when nothing changed: one stat
-    /// per file, no lock. `full` re-reads every file. Pass `lock` when the caller already holds
-    /// the writer lock (taking it twice in one process would wait for itself). A corrupt
-    /// usage.json is reported as a `log` warning and rewritten by this handle's next flush.
+    /// per file; the writer lock is taken only when a file needs mirroring. `full` re-reads
+    /// every file. A corrupt usage.json is reported as a `log` warning and rewritten by this
+    /// handle's next flush.
     #[doc(hidden)] // internal: for the repository's tests, not part of the library's API
-    pub fn sync_layers(&self, scope: LayerScope, full: bool, lock: Option<&WriterLock>) -> Result<LayerReport> {
-        sync_layers(&self.store, scope, full, lock)
+    pub fn sync_layers(&self, scope: LayerScope, full: bool) -> Result<LayerReport> {
+        let policy = if full { SyncPolicy::WRITER.full() } else { SyncPolicy::WRITER };
+        sync_layers(&self.store, scope, policy)
     }
 
     /// The mirrored bytes of a layer file (`hot.md`, `summaries/...`), `None` when it has no

@@ -12,7 +12,7 @@ use serde::Serialize;
 
 use crate::files::entry::Source;
 use crate::index::Store;
-use crate::index::store::SyncScope;
+use crate::index::store::{SyncPolicy, SyncScope};
 use crate::index::sync::id_range;
 use crate::{Error, Result};
 
@@ -32,10 +32,10 @@ impl<'a> Reader<'a> {
     }
 
     /// Brings the index up to date with the files a query of `days` reads, without waiting for
-    /// the writer lock (`layers::sync::sync_reader_scoped`). Returns true when the index stays
+    /// the writer lock (`layers::sync::sync` with [`SyncPolicy::READER`] for `days`). Returns true when the index stays
     /// behind the files (another writer holds the lock): the answer is then marked `stale`.
     pub(crate) fn sync_days(&self, days: SyncScope) -> Result<bool> {
-        Ok(crate::layers::sync::sync_reader_scoped(self.store, false, days)?.stale)
+        Ok(crate::layers::sync::sync(self.store, SyncPolicy::READER.days(days), &mut |_| {})?.stale)
     }
 
     /// Runs `query` on an index brought up to date with every file (`layers::sync::read_synced`:
@@ -453,7 +453,7 @@ mod tests {
         }
         let config = crate::Config { timezone: chrono_tz::Asia::Shanghai, ..crate::Config::default() };
         let (store, _, _) = crate::index::Store::open(dir.path(), config, false).unwrap();
-        crate::layers::sync::sync(&store).unwrap();
+        crate::layers::sync::sync(&store, SyncPolicy::WRITER, &mut |_| {}).unwrap();
         let c = store.conn().unwrap();
         let ids: Vec<i64> = c
             .prepare("SELECT id FROM entries ORDER BY id")

@@ -138,7 +138,7 @@ fn a_month_folder_symlinked_out_of_the_root_is_never_written_through_nor_read() 
         content: "x".into(),
         source: None,
     };
-    assert!(matches!(m.append_entries(day, &[entry], None).unwrap_err(), Error::OutsideRoot(_)));
+    assert!(matches!(m.append_entries(day, &[entry]).unwrap_err(), Error::OutsideRoot(_)));
     assert_eq!(snapshot(&s.outside), before);
     // Other months still work.
     let m = m.with_now(at("2026-11-21T03:00:00Z"));

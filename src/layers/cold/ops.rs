@@ -42,9 +42,9 @@ use super::{
 use crate::files::cas::{self, Outcome};
 use crate::files::cold_rel;
 use crate::files::entry::{Entry, format_line, format_ts};
-use crate::files::lock::WriterLock;
 use crate::index::Store;
 use crate::index::cold::{mirror_appended, mirror_day};
+use crate::index::store::WriteSession;
 use crate::index::sync::{MAX_ENTRIES_PER_DAY, room_in_day};
 use crate::{Error, Result};
 
@@ -72,14 +72,15 @@ fn clear_append(store: &Store) -> Result<()> {
 /// it (module docs); the caller holds the writer lock. Returns the warnings to report: what
 /// was cut, from which file. Problems (the index or the file unreadable) are warnings too:
 /// the record then stays for the next write.
-pub(crate) fn repair_torn_append(store: &Store, lock: &WriterLock) -> Vec<String> {
-    match try_repair_torn_append(store, lock) {
+pub(crate) fn repair_torn_append(lock: &WriteSession<'_>) -> Vec<String> {
+    match try_repair_torn_append(lock) {
         Ok(w) => w,
         Err(e) => vec![format!("an interrupted earlier write could not be checked: {e}")],
     }
 }
 
-fn try_repair_torn_append(store: &Store, lock: &WriterLock) -> Result<Vec<String>> {
+fn try_repair_torn_append(lock: &WriteSession<'_>) -> Result<Vec<String>> {
+    let store = lock.store();
     use rusqlite::OptionalExtension;
     let rec: Option<String> =
         store.conn()?.query_row("SELECT value FROM meta WHERE key = ?1", [META_APPEND], |r| r.get(0)).optional()?;
@@ -108,7 +109,7 @@ fn try_repair_torn_append(store: &Store, lock: &WriterLock) -> Result<Vec<String
             "removed the unfinished end of an earlier write that was interrupted (never acknowledged) from {rel}: {:?}",
             String::from_utf8_lossy(&snap.bytes[at..])
         )];
-        if let Err(e) = mirror_day(store, lock, day) {
+        if let Err(e) = mirror_day(lock, day) {
             warnings.push(index_lags(&e));
         }
         return Ok(warnings);
@@ -123,8 +124,7 @@ fn try_repair_torn_append(store: &Store, lock: &WriterLock) -> Result<Vec<String
 /// again and redo).
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn write_line(
-    store: &Store,
-    lock: &WriterLock,
+    lock: &WriteSession<'_>,
     args: &WriteArgs,
     path: &Path,
     day: NaiveDate,
@@ -132,6 +132,7 @@ pub(crate) fn write_line(
     tag: &str,
     text: &str,
 ) -> Result<Option<(WriteResult, Entry)>> {
+    let store = lock.store();
     let snap = cas::read(path)?;
     let (count, dup) = find_duplicate(&snap.bytes, tag, text);
     // A new line past the day's limit could not be found by any query: refused before the
@@ -167,7 +168,7 @@ pub(crate) fn write_line(
             if cas::replace(path, &snap, &bytes)? == Outcome::Changed {
                 return Ok(None);
             }
-            if let Err(e) = mirror_day(store, lock, day) {
+            if let Err(e) = mirror_day(lock, day) {
                 result.warnings.push(index_lags(&e));
             }
             result.source = Some(src.clone());
@@ -198,9 +199,9 @@ pub(crate) fn write_line(
         Outcome::Done { raced } => raced,
     };
     let indexed = if raced {
-        mirror_day(store, lock, day)
+        mirror_day(lock, day)
     } else {
-        mirror_appended(store, lock, day, &snap.bytes, count, &bytes, &[(lineno, &e)])
+        mirror_appended(lock, day, &snap.bytes, count, &bytes, &[(lineno, &e)])
     };
     if let Err(err) = indexed {
         result.warnings.push(index_lags(&err));
@@ -213,10 +214,17 @@ pub(crate) fn write_line(
 }
 
 /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
-/// text and source marker together are already in the file or earlier in `entries`. Takes the writer lock unless `lock` is given. Used by imports
-/// and by the layers (evicted hot blocks, expired candidates).
-pub fn append_entries(store: &Store, day: NaiveDate, entries: &[Entry], lock: Option<&WriterLock>) -> Result<Appended> {
-    append_filtered(store, day, entries, lock, &mut |existing, es| {
+/// text and source marker together are already in the file or earlier in `entries`, under the
+/// writer lock it takes. Errors: `day` outside what the layout can name (field `date`), lock, I/O before the file is replaced.
+pub fn append_entries(store: &Store, day: NaiveDate, entries: &[Entry]) -> Result<Appended> {
+    crate::files::check_nameable(day, "date")?;
+    append_entries_locked(&store.lock()?, day, entries)
+}
+
+/// [`append_entries`] under the writer lock `session` holds: used by the layers (evicted hot
+/// blocks, expired candidates, session records).
+pub(crate) fn append_entries_locked(session: &WriteSession<'_>, day: NaiveDate, entries: &[Entry]) -> Result<Appended> {
+    append_filtered(session, day, entries, &mut |existing, es| {
         let mut seen: std::collections::HashSet<String> = existing.iter().map(dedupe_key).collect();
         es.iter().map(|e| seen.insert(dedupe_key(e))).collect()
     })
@@ -224,31 +232,23 @@ pub fn append_entries(store: &Store, day: NaiveDate, entries: &[Entry], lock: Op
 
 /// Appends the entries of `entries` that `keep(existing_entries, entries)` accepts (one
 /// flag per entry) to the cold file of `day`, in one compare-and-swap rewrite (redone
-/// from a fresh read if the file changes meanwhile), then indexes them. Takes the writer
-/// lock unless `lock` is given. Errors: `day` outside what the layout can name (field
-/// `date`), lock, I/O before the file is replaced. Once the file is written, an index
-/// failure is a warning in [`Appended::warnings`].
+/// from a fresh read if the file changes meanwhile), then indexes them, under the writer lock
+/// `lock` holds. Errors: `day` outside what the layout can name (field `date`), I/O before
+/// the file is replaced. Once the file is written, an index failure is a warning in
+/// [`Appended::warnings`].
 pub(crate) fn append_filtered(
-    store: &Store,
+    lock: &WriteSession<'_>,
     day: NaiveDate,
     entries: &[Entry],
-    lock: Option<&WriterLock>,
     keep: &mut KeepFn<'_>,
 ) -> Result<Appended> {
     crate::files::check_nameable(day, "date")?;
-    let own;
-    let lock = match lock {
-        Some(l) => l,
-        None => {
-            own = store.lock()?;
-            &own
-        }
-    };
+    let store = lock.store();
     let path = crate::files::safe_join(store.root(), &cold_rel(day))?;
     if let Some(dir) = path.parent() {
         cas::clean_temps(dir);
     }
-    let repaired = repair_torn_append(store, lock);
+    let repaired = repair_torn_append(lock);
     for _ in 0..cas::MAX_REDO {
         let snap = cas::read(&path)?;
         let (existing, count) = entries_in(&snap.bytes);
@@ -272,9 +272,9 @@ pub(crate) fn append_filtered(
                 Outcome::Done { raced } => raced,
             };
             let indexed = if raced {
-                mirror_day(store, lock, day)
+                mirror_day(lock, day)
             } else {
-                mirror_appended(store, lock, day, &snap.bytes, count, &bytes, &added)
+                mirror_appended(lock, day, &snap.bytes, count, &bytes, &added)
             };
             if let Err(err) = indexed {
                 warnings.push(index_lags(&err));
@@ -393,7 +393,7 @@ mod tests {
         text.push_str("- [2026-10-21T02:00:00.000Z] [-] last\n");
         std::fs::write(&path, &text).unwrap();
         // append_entries (evicted hot blocks, expired candidates) is refused whole.
-        assert!(matches!(append_entries(&store, day, &new[..1], None), Err(Error::BadInput { .. })));
+        assert!(matches!(append_entries(&store, day, &new[..1]), Err(Error::BadInput { .. })));
         assert!(std::fs::read(&path).unwrap() == text.as_bytes());
     }
 }

@@ -11,9 +11,10 @@
 //!   "腾挪先写冷层成功、再从正文移除；写失败就整体保持原样").
 
 use crate::files::entry::Entry;
-use crate::files::lock::WriterLock;
 use crate::index::Store;
-use crate::layers::cold::ops::append_entries;
+use crate::index::store::SyncPolicy;
+use crate::index::store::WriteSession;
+use crate::layers::cold::ops::append_entries_locked;
 use crate::layers::hot::evict::{block_keys, split_blocks};
 use crate::layers::hot::prune::prune_candidates;
 use crate::layers::hot::set::{HotSetResult, apply_set};
@@ -31,8 +32,8 @@ pub fn hot_doc(store: &Store) -> Result<Option<HotDoc>> {
 
 /// Writes hot.md (layout of [`hot::format`]) atomically and records it. The caller holds
 /// the writer lock.
-fn write_hot(store: &Store, lock: &WriterLock, doc: &HotDoc) -> Result<()> {
-    write_layer(store, lock, HOT_FILE, hot::format(doc).as_bytes())
+fn write_hot(lock: &WriteSession<'_>, doc: &HotDoc) -> Result<()> {
+    write_layer(lock, HOT_FILE, hot::format(doc).as_bytes())
 }
 
 /// `mem_hot_get()`: the body, its size against `hotLimit`, the candidates and the topics
@@ -41,7 +42,7 @@ fn write_hot(store: &Store, lock: &WriterLock, doc: &HotDoc) -> Result<()> {
 /// in `pruned`; if that cold write fails they stay, `pruned` counts nothing and `warnings`
 /// says why. Errors: index or lock failures, or hot.md cannot be rewritten after the sink.
 pub fn hot_get(store: &Store) -> Result<HotGetResult> {
-    sync(store)?;
+    sync(store, SyncPolicy::WRITER, &mut |_| {})?;
     let Some(doc) = hot_doc(store)? else {
         return Ok(hot::get_view(&HotDoc::default(), store.config(), Pruned::none(0)));
     };
@@ -50,19 +51,19 @@ pub fn hot_get(store: &Store) -> Result<HotGetResult> {
         return Ok(hot::get_view(&doc, store.config(), Pruned::none(kept)));
     }
     let lock = store.lock()?;
-    redo_on_change(store, &lock, || {
-        sync_layers(store, LayerScope::Live, false, Some(&lock))?;
+    redo_on_change(&lock, || {
+        sync_layers(store, LayerScope::Live, SyncPolicy::held(&lock))?;
         let doc = hot_doc(store)?.unwrap_or_default();
         let plan = prune_plan(store, &doc)?;
         if plan.sink.is_empty() {
             return Ok(hot::get_view(&doc, store.config(), plan.pruned));
         }
-        if let Err(e) = append_entries(store, store.today(), &plan.sink, Some(&lock)) {
+        if let Err(e) = append_entries_locked(&lock, store.today(), &plan.sink) {
             let mut view = hot::get_view(&doc, store.config(), Pruned::none(doc.candidates.len()));
             view.warnings.push(format!("候选下沉失败（写冷层出错：{e}），候选保持原样"));
             return Ok(view);
         }
-        write_hot(store, &lock, &plan.doc)?;
+        write_hot(&lock, &plan.doc)?;
         Ok(hot::get_view(&plan.doc, store.config(), plan.pruned))
     })
 }
@@ -86,10 +87,10 @@ pub fn hot_set(store: &Store, content: &str) -> Result<HotSetResult> {
     if let Some(c) = content.chars().find(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t')) {
         return Err(Error::bad("content", format!("contains control character U+{:04X}", c as u32)));
     }
-    sync(store)?;
+    sync(store, SyncPolicy::WRITER, &mut |_| {})?;
     let lock = store.lock()?;
-    let (plan, result) = redo_on_change(store, &lock, || {
-        sync_layers(store, LayerScope::Live, false, Some(&lock))?;
+    let (plan, result) = redo_on_change(&lock, || {
+        sync_layers(store, LayerScope::Live, SyncPolicy::held(&lock))?;
         let old = hot_doc(store)?.unwrap_or_default();
         let keys: Vec<String> = split_blocks(&hot::parse(content).body).iter().flat_map(|b| block_keys(b)).collect();
         let ledger = usage_records(store, &keys)?;
@@ -97,16 +98,16 @@ pub fn hot_set(store: &Store, content: &str) -> Result<HotSetResult> {
         let (doc, result) = if plan.cold_entries.is_empty() {
             (plan.doc.clone(), plan.result.clone())
         } else {
-            match append_entries(store, store.today(), &plan.cold_entries, Some(&lock)) {
+            match append_entries_locked(&lock, store.today(), &plan.cold_entries) {
                 Ok(_) => (plan.doc.clone(), plan.result.clone()),
                 Err(e) => plan.cold_write_failed(store.config().hot_limit, &e.to_string()),
             }
         };
-        write_hot(store, &lock, &doc)?;
+        write_hot(&lock, &doc)?;
         Ok((plan, result))
     })?;
     if !plan.promote.is_empty()
-        && let Err(e) = promote_locked(store, &lock, &plan.promote)
+        && let Err(e) = promote_locked(&lock, &plan.promote)
     {
         log::warn!("promotion (+15) not recorded: {e}");
     }
@@ -116,16 +117,17 @@ pub fn hot_set(store: &Store, content: &str) -> Result<HotSetResult> {
 /// Adds `entry` to the candidates (creating hot.md when missing) and returns its 1-based
 /// index with the body's size figures; an identical candidate (tag + text) is not added
 /// twice. The caller holds the writer lock.
-pub(crate) fn add_candidate_locked(store: &Store, lock: &WriterLock, entry: Entry) -> Result<(usize, HotStatus)> {
-    redo_on_change(store, lock, || {
-        sync_layers(store, LayerScope::Live, false, Some(lock))?;
+pub(crate) fn add_candidate_locked(lock: &WriteSession<'_>, entry: Entry) -> Result<(usize, HotStatus)> {
+    let store = lock.store();
+    redo_on_change(lock, || {
+        sync_layers(store, LayerScope::Live, SyncPolicy::held(lock))?;
         let mut doc = hot_doc(store)?;
         let existed = doc.is_some();
         let d = doc.get_or_insert_with(HotDoc::default);
         let before = d.candidates.len();
         let index = hot::add_candidate(d, entry.clone());
         if d.candidates.len() != before || !existed {
-            write_hot(store, lock, d)?;
+            write_hot(lock, d)?;
         }
         Ok((index, hot::status(d, store.config())))
     })
@@ -134,16 +136,17 @@ pub(crate) fn add_candidate_locked(store: &Store, lock: &WriterLock, entry: Entr
 /// Adds topics lines not yet in the index (never reordering or replacing, docs/plugin-compatibility.md
 /// "已存在的行不重复、不覆盖"), creating hot.md when there is something to add; returns how
 /// many were added. The caller holds the writer lock.
-pub(crate) fn add_topics_locked(store: &Store, lock: &WriterLock, topics: &[Topic]) -> Result<usize> {
+pub(crate) fn add_topics_locked(lock: &WriteSession<'_>, topics: &[Topic]) -> Result<usize> {
+    let store = lock.store();
     if topics.is_empty() {
         return Ok(0);
     }
-    redo_on_change(store, lock, || {
-        sync_layers(store, LayerScope::Live, false, Some(lock))?;
+    redo_on_change(lock, || {
+        sync_layers(store, LayerScope::Live, SyncPolicy::held(lock))?;
         let mut doc = hot_doc(store)?.unwrap_or_default();
         let added = hot::add_topics(&mut doc, topics);
         if added > 0 {
-            write_hot(store, lock, &doc)?;
+            write_hot(lock, &doc)?;
         }
         Ok(added)
     })

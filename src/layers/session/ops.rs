@@ -13,7 +13,8 @@ use serde::Serialize;
 use crate::Result;
 use crate::files::entry::{Source, format_ts};
 use crate::index::Store;
-use crate::layers::cold::ops::append_entries;
+use crate::index::store::SyncPolicy;
+use crate::layers::cold::ops::append_entries_locked;
 use crate::layers::session::{SESSION_TAG, session_entry, session_key};
 use crate::layers::sync::sync;
 
@@ -75,7 +76,7 @@ pub fn session_end(store: &Store, turns: &[String], source: Option<&Source>) -> 
     if real < cfg.auto_log_min_turns {
         return Ok(not(format!("{real} non-blank turns < autoLogMinTurns {}", cfg.auto_log_min_turns)));
     }
-    sync(store)?;
+    sync(store, SyncPolicy::WRITER, &mut |_| {})?;
     let lock = store.lock()?;
     let logged = logged_sessions(store)?;
     if let Some(s) = source
@@ -88,7 +89,7 @@ pub fn session_end(store: &Store, turns: &[String], source: Option<&Source>) -> 
         return Ok(not("the turns hold no text".into()));
     };
     let day = store.today();
-    let done = append_entries(store, day, std::slice::from_ref(&entry), Some(&lock))?;
+    let done = append_entries_locked(&lock, day, std::slice::from_ref(&entry))?;
     if done.added == 0 {
         return Ok(not("an entry with the same source marker or text is already in today's file".into()));
     }

@@ -13,6 +13,7 @@ use chrono::NaiveDate;
 
 use crate::Result;
 use crate::index::Store;
+use crate::index::store::SyncPolicy;
 use crate::layers::hot::HotDoc;
 use crate::layers::hot::ops::hot_doc;
 use crate::layers::stats::{ColdMonthInput, LevelCount, Stats, SummaryStats, compute};
@@ -24,8 +25,8 @@ use crate::layers::usage::{Ledger, key};
 /// and `topRecalled` / `weightTop` / `weightBottom` (5 each, text cut to 40 code points).
 /// Read-only. Errors: index failures.
 pub fn stats(store: &Store) -> Result<Stats> {
-    sync(store)?;
-    sync_layers(store, crate::layers::sync::LayerScope::All, false, None)?;
+    sync(store, SyncPolicy::WRITER, &mut |_| {})?;
+    sync_layers(store, crate::layers::sync::LayerScope::All, SyncPolicy::WRITER)?;
     let hot = hot_doc(store)?.unwrap_or_else(HotDoc::default);
     let c = store.conn()?;
     let mut cold = Vec::new();

@@ -15,8 +15,9 @@ use serde::Serialize;
 
 use crate::Result;
 use crate::files::entry::{Entry, Source};
-use crate::files::lock::WriterLock;
 use crate::index::Store;
+use crate::index::store::SyncPolicy;
+use crate::index::store::WriteSession;
 use crate::index::sync::id_range;
 use crate::layers::hot::ops::add_topics_locked;
 use crate::layers::summary::{self, DaySource, ParsedSummary, Period, build_day, build_month, build_week, month_plan};
@@ -90,14 +91,14 @@ pub fn summarize(store: &Store, period: Option<&str>, date: Option<&str>, force:
 
 /// [`Memory::summarize`](crate::Memory::summarize) with typed arguments.
 pub fn summarize_period(store: &Store, period: Period, date: NaiveDate, force: bool) -> Result<SummarizeResult> {
-    sync(store)?;
-    sync_layers(store, LayerScope::All, false, None)?;
+    sync(store, SyncPolicy::WRITER, &mut |_| {})?;
+    sync_layers(store, LayerScope::All, SyncPolicy::WRITER)?;
     if !force && let Some(r) = existing_summary(store, period, date)? {
         return Ok(r);
     }
     let lock = store.lock()?;
-    sync_layers(store, LayerScope::All, false, Some(&lock))?;
-    summarize_locked(store, &lock, period, date, force)
+    sync_layers(store, LayerScope::All, SyncPolicy::held(&lock))?;
+    summarize_locked(&lock, period, date, force)
 }
 
 fn summary_of(store: &Store, period: Period, date: NaiveDate) -> Result<Option<(String, ParsedSummary)>> {
@@ -146,12 +147,12 @@ fn day_sources(store: &Store, c: &rusqlite::Connection, days: &[NaiveDate]) -> R
 /// Generates (or, without `force`, returns the existing) summary while the caller holds
 /// the writer lock and has synced the layers. Used by `write` at every 20th entry of a day.
 pub(crate) fn summarize_locked(
-    store: &Store,
-    lock: &WriterLock,
+    lock: &WriteSession<'_>,
     period: Period,
     date: NaiveDate,
     force: bool,
 ) -> Result<SummarizeResult> {
+    let store = lock.store();
     if !force && let Some(r) = existing_summary(store, period, date)? {
         return Ok(r);
     }
@@ -194,8 +195,8 @@ pub(crate) fn summarize_locked(
         return Ok(not_written(period, date, why));
     }
     let file = period.rel_path(date);
-    write_layer(store, lock, &file, s.text.as_bytes())?;
-    let topics_added = match add_topics_locked(store, lock, &s.topics) {
+    write_layer(lock, &file, s.text.as_bytes())?;
+    let topics_added = match add_topics_locked(lock, &s.topics) {
         Ok(n) => n,
         Err(e) => {
             log::warn!("topics of {file} not added to hot.md: {e}");

@@ -18,13 +18,12 @@
 //!   order JavaScript keeps, and the order of the file they were read from), and the file ends
 //!   with a newline exactly when the last file read did (new files: with one).
 
-use std::time::Duration;
-
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::files::lock::WriterLock;
 use crate::index::Store;
+use crate::index::store::SyncPolicy;
+use crate::index::store::WriteSession;
 use crate::layers::sync::{sync_layers, write_layer};
 use crate::layers::usage::table::*;
 use crate::layers::usage::{DEFAULT_WEIGHT, Ledger, Record, USAGE_FILE, key, should_write};
@@ -42,9 +41,8 @@ pub trait Hit {
 
 /// Takes the writer lock for the ledger: at most [`USAGE_LOCK_TIMEOUT_MS`] (or
 /// `lockTimeoutMs` when smaller).
-fn usage_lock(store: &Store) -> Result<WriterLock> {
-    let ms = store.config().lock_timeout_ms.min(USAGE_LOCK_TIMEOUT_MS);
-    crate::files::lock::acquire(store.root(), Duration::from_millis(ms))
+fn usage_lock(store: &Store) -> Result<WriteSession<'_>> {
+    store.lock_within(store.config().lock_timeout_ms.min(USAGE_LOCK_TIMEOUT_MS))
 }
 
 /// Records one hit per text in `contents` (the items a query returned), made at `now` (module
@@ -69,7 +67,7 @@ pub(crate) fn record_hits<'a>(store: &Store, contents: impl Iterator<Item = &'a 
 fn try_record_hits<'a>(store: &Store, contents: impl Iterator<Item = &'a str>, now: DateTime<Utc>) -> Result<()> {
     // A lock free at once (the usual case) is taken without first asking the index whether
     // a long write is under way (none can be: its writer would hold the lock).
-    let lock = match crate::files::lock::try_acquire_once(store.root())? {
+    let lock = match store.try_lock()? {
         Some(lock) => lock,
         None => {
             // During an import the lock is held for minutes: do not make the query wait for it.
@@ -159,7 +157,7 @@ fn try_record_hits<'a>(store: &Store, contents: impl Iterator<Item = &'a str>, n
     // One connection at a time: a one-call process would open (and parse the schema of) a
     // second one for the usage.json write.
     drop(c);
-    after_change(store, &lock, write)
+    after_change(&lock, write)
 }
 
 /// After a change of the table, inside its transaction (under the writer lock, so the
@@ -187,9 +185,10 @@ fn note_change(store: &Store, tx: &Connection) -> Result<bool> {
 /// After the commit of a change that [`note_change`] saw: writes usage.json when it
 /// said so (`write`), else marks this handle as holding unwritten changes (written by
 /// [`Memory::flush_usage`](crate::Memory::flush_usage) / drop).
-fn after_change(store: &Store, lock: &WriterLock, write: bool) -> Result<()> {
+fn after_change(lock: &WriteSession<'_>, write: bool) -> Result<()> {
+    let store = lock.store();
     if write {
-        write_usage_file(store, lock)?;
+        write_usage_file(lock)?;
     } else {
         store.set_usage_unwritten(true);
     }
@@ -218,7 +217,8 @@ pub(crate) fn flush_due_usage(store: &Store) -> Result<bool> {
 /// Writes usage.json from the table (after the decay pass) when its bytes differ from the
 /// file's; never creates a file for an empty ledger. Records the write instant. Returns
 /// true when the file was written.
-pub(crate) fn write_usage_file(store: &Store, lock: &WriterLock) -> Result<bool> {
+pub(crate) fn write_usage_file(lock: &WriteSession<'_>) -> Result<bool> {
+    let store = lock.store();
     let now = store.ledger_now();
     let mut c = store.conn()?;
     let tx = c.transaction()?;
@@ -247,7 +247,7 @@ pub(crate) fn write_usage_file(store: &Store, lock: &WriterLock) -> Result<bool>
     if same || (recorded.is_none() && empty) {
         return Ok(false);
     }
-    match write_layer(store, lock, USAGE_FILE, &bytes) {
+    match write_layer(lock, USAGE_FILE, &bytes) {
         // A hand edit landed since the last sync: the file wins (the next sync loads it).
         Err(Error::Changed(_)) => Ok(false),
         Err(e) => Err(e),
@@ -258,7 +258,8 @@ pub(crate) fn write_usage_file(store: &Store, lock: &WriterLock) -> Result<bool>
 /// Stores `records` (key, record) in the ledger as they are, then writes usage.json. For
 /// merging another data root's ledger at import; the caller holds the writer lock.
 /// Errors: index, I/O.
-pub(crate) fn put_usage_records_locked(store: &Store, lock: &WriterLock, records: &[(String, Record)]) -> Result<()> {
+pub(crate) fn put_usage_records_locked(lock: &WriteSession<'_>, records: &[(String, Record)]) -> Result<()> {
+    let store = lock.store();
     let mut c = store.conn()?;
     let tx = c.transaction()?;
     for (k, r) in records {
@@ -266,7 +267,7 @@ pub(crate) fn put_usage_records_locked(store: &Store, lock: &WriterLock, records
     }
     tx.commit()?;
     drop(c);
-    write_usage_file(store, lock)?;
+    write_usage_file(lock)?;
     Ok(())
 }
 
@@ -280,8 +281,8 @@ pub fn flush_usage(store: &Store) -> Result<bool> {
         return Ok(false);
     }
     let lock = usage_lock(store)?;
-    sync_layers(store, crate::layers::sync::LayerScope::Live, false, Some(&lock))?;
-    write_usage_file(store, &lock)
+    sync_layers(store, crate::layers::sync::LayerScope::Live, SyncPolicy::held(&lock))?;
+    write_usage_file(&lock)
 }
 
 /// Usage weights (0–100) of items, decayed to now; 50 for entries never hit. One query per
@@ -329,7 +330,8 @@ pub fn usage_records(store: &Store, keys: &[String]) -> Result<Ledger> {
 /// Promotion into the hot body (docs/plugin-compatibility.md: "被 mem_hot_set 提升进热层正文：weight += 15"):
 /// for each key already in the ledger, decay to now then `+15` (cap 100). The caller holds
 /// the writer lock.
-pub(crate) fn promote_locked(store: &Store, lock: &WriterLock, keys: &[String]) -> Result<()> {
+pub(crate) fn promote_locked(lock: &WriteSession<'_>, keys: &[String]) -> Result<()> {
+    let store = lock.store();
     let now = store.now();
     let mut c = store.conn()?;
     let tx = c.transaction()?;
@@ -347,7 +349,7 @@ pub(crate) fn promote_locked(store: &Store, lock: &WriterLock, keys: &[String]) 
     let write = note_change(store, &tx)?;
     tx.commit()?;
     drop(c);
-    after_change(store, lock, write)
+    after_change(lock, write)
 }
 
 /// What closing a handle writes (`Memory`'s drop, after the hits it held back are recorded):

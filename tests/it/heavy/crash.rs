@@ -568,7 +568,7 @@ fn verify(root: &Path, st: &State, t: &mut Tally, ctx: &str) {
     assert!(rep.malformed.is_empty(), "{ctx}: {:?}", rep.malformed);
     assert_eq!(rep.temp_files.len(), t.temp_files_left, "{ctx}: check lists the leftover temp files");
     // The layers as the index sees them after the sync are the files.
-    m.sync_layers(memlayers::layers::sync::LayerScope::All, false, None).unwrap();
+    m.sync_layers(memlayers::layers::sync::LayerScope::All, false).unwrap();
     assert_eq!(
         m.hot_doc().unwrap(),
         hot_text.as_deref().map(memlayers::layers::hot::parse),
