@@ -78,7 +78,8 @@ fn prose_in(file: &str, bytes: &[u8]) -> Option<Prose> {
 }
 
 /// Compares index and files without modifying either. Meaningful on a handle opened with
-/// [`Memory::open_unsynced`](crate::Memory::open_unsynced); on a synced handle it reports what the sync left.
+/// [`Memory::open_unsynced`](crate::Memory::open_unsynced); on a synced handle it reports what
+/// the sync left.
 pub fn check(store: &Store) -> Result<CheckReport> {
     let c = store.conn()?;
     let disk = scan_disk(store.root())?;

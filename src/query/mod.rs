@@ -32,8 +32,9 @@ impl<'a> Reader<'a> {
     }
 
     /// Brings the index up to date with the files a query of `days` reads, without waiting for
-    /// the writer lock (`layers::sync::sync` with [`SyncPolicy::READER`] for `days`). Returns true when the index stays
-    /// behind the files (another writer holds the lock): the answer is then marked `stale`.
+    /// the writer lock (`layers::sync::sync` with [`SyncPolicy::READER`] for `days`). Returns
+    /// true when the index stays behind the files (another writer holds the lock): the answer
+    /// is then marked `stale`.
     pub(crate) fn sync_days(&self, days: SyncScope) -> Result<bool> {
         Ok(crate::layers::sync::sync(self.store, SyncPolicy::READER.days(days), &mut |_| {})?.stale)
     }

@@ -126,7 +126,7 @@ pub struct Appended {
 }
 
 /// A day file's next content, computed by
-/// [`crate::layers::cold::ops::prepare_append`](crate::layers::cold::ops::prepare_append) but not yet written: an
+/// [`ops::prepare_append`](crate::layers::cold::ops::prepare_append) but not yet written: an
 /// import computes a batch of days, writes their files together with compare-and-swap
 /// ([`crate::files::cas::write_all`]) and mirrors them in one index transaction.
 #[derive(Debug)]
@@ -147,7 +147,7 @@ pub(crate) struct PreparedDay<'e> {
     pub over: usize,
 }
 
-/// The filter of [`crate::layers::cold::ops::append_filtered`](crate::layers::cold::ops::append_filtered): given the entries already in the day file and the
+/// The filter of `ops::append_filtered`: given the entries already in the day file and the
 /// entries to append, one flag per entry to append (true: write it).
 pub(crate) type KeepFn<'a> = dyn FnMut(&[Entry], &[Entry]) -> Vec<bool> + 'a;
 

@@ -215,7 +215,8 @@ pub(crate) fn write_line(
 
 /// Appends entries to the cold file of `day` in one atomic rewrite, skipping any whose tag,
 /// text and source marker together are already in the file or earlier in `entries`, under the
-/// writer lock it takes. Errors: `day` outside what the layout can name (field `date`), lock, I/O before the file is replaced.
+/// writer lock it takes. Errors: `day` outside what the layout can name (field `date`), lock,
+/// I/O before the file is replaced.
 pub fn append_entries(store: &Store, day: NaiveDate, entries: &[Entry]) -> Result<Appended> {
     crate::files::check_nameable(day, "date")?;
     append_entries_locked(&store.lock()?, day, entries)
