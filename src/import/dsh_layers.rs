@@ -20,12 +20,10 @@ use std::path::Path;
 use serde::Serialize;
 
 use crate::Result;
-use crate::index::store::SyncPolicy;
-use crate::index::store::WriteSession;
+use crate::index::store::{SyncPolicy, WriteSession};
 use crate::layers::hot::ops::hot_doc;
 use crate::layers::hot::{self, HotDoc};
-use crate::layers::sync::{HOT_FILE, LayerScope, USAGE_FILE, kind_of};
-use crate::layers::sync::{layer_body, sync_layers, write_layer};
+use crate::layers::sync::{HOT_FILE, LayerScope, USAGE_FILE, kind_of, layer_body, sync_layers, write_layer};
 use crate::layers::usage::ops::{put_usage_records_locked, usage_records};
 use crate::layers::usage::{Ledger, LoadStatus};
 

@@ -26,12 +26,10 @@ use crate::files::cas::{self, Outcome};
 use crate::files::entry::Entry;
 use crate::import::dsh_layers::import_dsh_layers;
 use crate::index::Store;
-use crate::index::cold::WrittenFile;
-use crate::index::cold::{mirror_day, mirror_written_in};
+use crate::index::cold::{WrittenFile, mirror_day, mirror_written_in};
 use crate::index::store::WriteSession;
 use crate::index::sync::{Appended, FtsText, sha1_hex};
-use crate::layers::cold::ops::kept_changing;
-use crate::layers::cold::ops::{prepare_append, repair_torn_append};
+use crate::layers::cold::ops::{kept_changing, prepare_append, repair_torn_append};
 use crate::{Error, Result};
 
 /// Days an import writes and mirrors together (files written side by side, one index

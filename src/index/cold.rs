@@ -12,8 +12,7 @@ use rusqlite::Connection;
 
 use crate::index::Store;
 use crate::index::mirror::{self, Known, Mirror, Table};
-use crate::index::store::WriteSession;
-use crate::index::store::{Locking, SyncPolicy, SyncScope};
+use crate::index::store::{Locking, SyncPolicy, SyncScope, WriteSession};
 use crate::index::sync::{self, FileStat, Plan, SyncReport};
 use crate::index::watch::ColdWatch;
 use crate::{Error, Result};

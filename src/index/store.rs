@@ -12,9 +12,8 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 
 use crate::files::lock::{self, WriterLock};
-use crate::index::sync;
 use crate::index::watch::ColdWatch;
-use crate::index::{self, DbPool, OpenState};
+use crate::index::{self, DbPool, OpenState, sync};
 use crate::{Config, Error, Result};
 
 thread_local! {

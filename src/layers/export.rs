@@ -13,8 +13,7 @@ use serde::Serialize;
 use crate::Result;
 use crate::index::Store;
 use crate::index::store::SyncPolicy;
-use crate::layers::sync::{LayerScope, USAGE_FILE};
-use crate::layers::sync::{sync, sync_layers, write_layer};
+use crate::layers::sync::{LayerScope, USAGE_FILE, sync, sync_layers, write_layer};
 use crate::layers::usage::ops::write_usage_file;
 
 /// Result of [`Memory::export`](crate::Memory::export).

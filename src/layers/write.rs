@@ -5,9 +5,8 @@
 //! docs/plugin-compatibility.md: "生成失败只记日志，不影响写入").
 
 use crate::Result;
-use crate::files::cas;
 use crate::files::entry::Entry;
-use crate::files::{cold_rel, local_date};
+use crate::files::{cas, cold_rel, local_date};
 use crate::index::Store;
 use crate::index::store::WriteSession;
 use crate::layers::cold::ops::{kept_changing, repair_torn_append, write_line};

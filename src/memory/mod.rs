@@ -17,29 +17,23 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 
 use crate::files::entry::{Entry, Source};
-use crate::import::import;
-use crate::import::{Format, ImportReport};
-use crate::index::check::CheckReport;
-use crate::index::check::check;
+use crate::import::{Format, ImportReport, import};
+use crate::index::check::{CheckReport, check};
 use crate::index::store::SyncPolicy;
 use crate::index::sync::SyncReport;
 use crate::index::{OpenState, Store};
 use crate::layers::cold::ops::append_entries;
 use crate::layers::cold::{Appended, WriteArgs, WriteResult};
-use crate::layers::export::ExportReport;
-use crate::layers::export::export;
+use crate::layers::export::{ExportReport, export};
 use crate::layers::hot::ops::{hot_doc, hot_get, hot_set};
 use crate::layers::hot::set::HotSetResult;
 use crate::layers::hot::{HotDoc, HotGetResult};
-use crate::layers::session::ops::SessionEndResult;
-use crate::layers::session::ops::{logged_sessions, session_end};
+use crate::layers::session::ops::{SessionEndResult, logged_sessions, session_end};
 use crate::layers::stats::Stats;
 use crate::layers::stats::ops::stats;
 use crate::layers::summary::Period;
-use crate::layers::summary::ops::SummarizeResult;
-use crate::layers::summary::ops::{summarize, summarize_period};
-use crate::layers::sync::{LayerReport, LayerScope};
-use crate::layers::sync::{layer_body, sync, sync_layers};
+use crate::layers::summary::ops::{SummarizeResult, summarize, summarize_period};
+use crate::layers::sync::{LayerReport, LayerScope, layer_body, sync, sync_layers};
 use crate::layers::usage::Ledger;
 use crate::layers::usage::ops::{flush_at_close, flush_usage, record_hits, usage_records};
 use crate::layers::write::write;
@@ -69,7 +63,9 @@ impl Deferral {
 
 /// An open data root: a thin facade over the subsystems (listings, search and retrieve in
 /// [`crate::query`], the layers in [`crate::layers`], import, the index in [`crate::index`]),
-/// which all work on the [`Store`] it holds.
+/// which all work on the [`Store`] it holds. Every query goes through one read path
+/// (`Memory::read`: sync, read, record the hits); dropping it records the hits it held back
+/// and writes what the throttle kept out of usage.json.
 #[derive(Debug)]
 pub struct Memory {
     store: Store,

@@ -12,15 +12,13 @@
 
 use crate::files::entry::Entry;
 use crate::index::Store;
-use crate::index::store::SyncPolicy;
-use crate::index::store::WriteSession;
+use crate::index::store::{SyncPolicy, WriteSession};
 use crate::layers::cold::ops::append_entries_locked;
 use crate::layers::hot::evict::{block_keys, split_blocks};
 use crate::layers::hot::prune::prune_candidates;
 use crate::layers::hot::set::{HotSetResult, apply_set};
 use crate::layers::hot::{self, HotDoc, HotGetResult, HotStatus, Pruned, Topic};
-use crate::layers::sync::{HOT_FILE, LayerScope};
-use crate::layers::sync::{layer_body, redo_on_change, sync, sync_layers, write_layer};
+use crate::layers::sync::{HOT_FILE, LayerScope, layer_body, redo_on_change, sync, sync_layers, write_layer};
 use crate::layers::usage::key;
 use crate::layers::usage::ops::{promote_locked, usage_records};
 use crate::{Error, Result};

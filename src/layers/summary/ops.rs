@@ -16,13 +16,11 @@ use serde::Serialize;
 use crate::Result;
 use crate::files::entry::{Entry, Source};
 use crate::index::Store;
-use crate::index::store::SyncPolicy;
-use crate::index::store::WriteSession;
+use crate::index::store::{SyncPolicy, WriteSession};
 use crate::index::sync::id_range;
 use crate::layers::hot::ops::add_topics_locked;
 use crate::layers::summary::{self, DaySource, ParsedSummary, Period, build_day, build_month, build_week, month_plan};
-use crate::layers::sync::LayerScope;
-use crate::layers::sync::{layer_body, sync, sync_layers, write_layer};
+use crate::layers::sync::{LayerScope, layer_body, sync, sync_layers, write_layer};
 
 /// Result of [`Memory::summarize`](crate::Memory::summarize).
 #[derive(Debug, Clone, PartialEq, Serialize)]

@@ -22,8 +22,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::index::Store;
-use crate::index::store::SyncPolicy;
-use crate::index::store::WriteSession;
+use crate::index::store::{SyncPolicy, WriteSession};
 use crate::layers::sync::{sync_layers, write_layer};
 use crate::layers::usage::table::*;
 use crate::layers::usage::{DEFAULT_WEIGHT, Ledger, Record, USAGE_FILE, key, should_write};
