@@ -622,7 +622,11 @@ fn a_server_stops_when_its_root_is_deleted_its_socket_removed_or_its_index_delet
         }
     }
     let t = Instant::now();
-    assert_eq!(server.wait().0, Some(0));
+    // It stops: cleanly, or with exit 1 when its once-a-second check met the deletion half
+    // done — the index file gone, the folder not yet — and stopped for the index, whose last
+    // usage flush then failed in a root that was going away.
+    let code = server.wait().0;
+    assert!(matches!(code, Some(0 | 1)), "exit {code:?}");
     assert!(t.elapsed() < Duration::from_secs(10), "stopped after {:?}", t.elapsed());
     assert!(!env.root.exists(), "the stopping server recreated its root");
 }
