@@ -1,0 +1,36 @@
+//! Bad input at the command line's edges: each case exits with the code of its kind (2 bad
+//! input, 0 ok) and says on stderr what was wrong, naming the argument or stream.
+
+use std::io::Write;
+use std::process::{Output, Stdio};
+
+#[allow(dead_code)] // used by the tests added with the next items
+fn ml(args: &[&str]) -> Output {
+    crate::common::cli().args(args).output().unwrap()
+}
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `hot-set -` with bytes that are not UTF-8 on stdin: the caller's input is wrong, so exit 2
+/// naming stdin and UTF-8 (it exited 1 as an I/O failure), and hot.md is not created.
+#[test]
+fn hot_set_from_stdin_with_bad_utf8_exits_2_naming_stdin() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let mut child = crate::common::cli()
+        .args(["--data-root", root, "--tz", "Asia/Shanghai", "hot-set", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // "正" is E6 AD A3; cut after two of its three bytes, then a lone 0xFF.
+    child.stdin.take().unwrap().write_all(b"ok \xE6\xAD then \xFF").unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("invalid stdin: standard input is not valid UTF-8"), "{err}");
+    assert!(!dir.path().join("hot.md").exists());
+}
