@@ -380,9 +380,11 @@ fn config_names_zone(cli: &Cli) -> bool {
         .is_some_and(|v| v.get("timezone").is_some())
 }
 
-fn data_root(cli: &Cli, config: &Config) -> PathBuf {
+/// The data root of a call: `--data-root`, else [`crate::files::resolve_data_root`]. Errors:
+/// bad input naming `data-root` when HOME is unset and nothing else names a root.
+fn data_root(cli: &Cli, config: &Config) -> Result<PathBuf> {
     match &cli.data_root {
-        Some(d) => d.clone(),
+        Some(d) => Ok(d.clone()),
         None => crate::files::resolve_data_root(
             config.data_root.as_deref(),
             std::env::var("DSH_HOME").ok().as_deref(),
@@ -416,7 +418,7 @@ fn require_root(root: &Path) -> Result<()> {
 
 fn open(cli: &Cli) -> Result<Memory> {
     let mut config = load_config(cli)?;
-    let root = data_root(cli, &config);
+    let root = data_root(cli, &config)?;
     // No zone asked for (no --tz, no `timezone` in --config): the zone this data root's files
     // are dated in (memlayers.json) frames time words too, not this machine's zone. Otherwise a
     // root made with --tz Asia/Shanghai, queried from a UTC shell, read 今天 as a UTC day and
@@ -535,7 +537,8 @@ fn run(cli: Cli) -> Result<String> {
         let mut tz = config.timezone;
         if cli.tz.is_none()
             && !config_names_zone(&cli)
-            && let Some(zone) = recorded_zone(&data_root(&cli, &config))
+            && let Ok(root) = data_root(&cli, &config)
+            && let Some(zone) = recorded_zone(&root)
         {
             tz = zone;
         }

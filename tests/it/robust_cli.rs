@@ -34,3 +34,43 @@ fn hot_set_from_stdin_with_bad_utf8_exits_2_naming_stdin() {
     assert!(err.contains("invalid stdin: standard input is not valid UTF-8"), "{err}");
     assert!(!dir.path().join("hot.md").exists());
 }
+
+/// HOME unset, no DSH_HOME, no --data-root, no config dataRoot: the default root
+/// `~/.dsh/dsh-memory-layers` has no place. Every command that needs a root exits 2 naming
+/// `data-root` and what to set; nothing is created in the working directory (it made
+/// `./.dsh/dsh-memory-layers` there). Run with the server lookup on (`auto`, the default) and
+/// off: both paths resolve the root.
+#[test]
+fn home_unset_without_a_named_root_exits_2_naming_what_to_set() {
+    let cwd = tempfile::tempdir().unwrap();
+    let runtime = tempfile::tempdir().unwrap();
+    for mode in ["auto", "off"] {
+        for args in [vec!["recent"], vec!["write", "买了牛奶"], vec!["hot-get"], vec!["check"]] {
+            let out = crate::common::cli()
+                .args(&args)
+                .env_remove("HOME")
+                .env_remove("DSH_HOME")
+                .env("MEMLAYERS_SERVER", mode)
+                .env("XDG_RUNTIME_DIR", runtime.path())
+                .current_dir(cwd.path())
+                .output()
+                .unwrap();
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{mode} {args:?}: {err}");
+            assert!(err.starts_with("error: invalid data-root: HOME is not set"), "{mode} {args:?}: {err}");
+            assert!(err.contains("pass --data-root DIR, set DSH_HOME"), "{err}");
+            assert_eq!(std::fs::read_dir(cwd.path()).unwrap().count(), 0, "{mode} {args:?} created files in the cwd");
+        }
+    }
+    // A root named another way still works without HOME.
+    let dsh = tempfile::tempdir().unwrap();
+    let out = crate::common::cli()
+        .args(["--tz", "Asia/Shanghai", "write", "买了牛奶"])
+        .env_remove("HOME")
+        .env("DSH_HOME", dsh.path())
+        .current_dir(cwd.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(dsh.path().join("dsh-memory-layers").join("cold").is_dir());
+}
