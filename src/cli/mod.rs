@@ -356,8 +356,14 @@ fn load_config(cli: &Cli) -> Result<Config> {
                 }
                 other => other,
             })?;
-            for w in warnings {
-                eprintln!("warning: config {}: {w}", p.display());
+            // Printed by the first load of the process only: a query loads the config twice
+            // (once to find its server, once to run here when none answered), and printed each
+            // warning twice.
+            static PRINTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+            if !PRINTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                for w in warnings {
+                    eprintln!("warning: config {}: {w}", p.display());
+                }
             }
             c
         }

@@ -74,3 +74,31 @@ fn home_unset_without_a_named_root_exits_2_naming_what_to_set() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert!(dsh.path().join("dsh-memory-layers").join("cold").is_dir());
 }
+
+/// A config value that falls back to its default is warned about once per command. A query
+/// loads the config twice when the server lookup is on (`auto`: once to find a server, once to
+/// run in-process when none answered) and printed each warning twice.
+#[test]
+fn a_config_warning_is_printed_once_per_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let runtime = tempfile::tempdir().unwrap();
+    let cfg = dir.path().join("config.json");
+    std::fs::write(&cfg, r#"{"hotLimit": 5, "timezone": "Asia/Shanghai"}"#).unwrap();
+    let root = dir.path().join("root");
+    std::fs::create_dir(&root).unwrap();
+    let warning = "hotLimit: 5 is not an integer in 100–20000; using the default 600";
+    for mode in ["auto", "off"] {
+        for cmd in [&["recent"][..], &["recall", "牛奶"], &["write", "买了牛奶"], &["time-window", "昨天"]] {
+            let out = crate::common::cli()
+                .args(["--data-root", root.to_str().unwrap(), "--config", cfg.to_str().unwrap()])
+                .args(cmd)
+                .env("MEMLAYERS_SERVER", mode)
+                .env("XDG_RUNTIME_DIR", runtime.path())
+                .output()
+                .unwrap();
+            let err = text(&out.stderr);
+            assert_eq!(out.status.code(), Some(0), "{mode} {cmd:?}: {err}");
+            assert_eq!(err.matches(warning).count(), 1, "{mode} {cmd:?}: {err}");
+        }
+    }
+}
