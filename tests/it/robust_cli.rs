@@ -4,7 +4,6 @@
 use std::io::Write;
 use std::process::{Output, Stdio};
 
-#[allow(dead_code)] // used by the tests added with the next items
 fn ml(args: &[&str]) -> Output {
     crate::common::cli().args(args).output().unwrap()
 }
@@ -101,4 +100,41 @@ fn a_config_warning_is_printed_once_per_command() {
             assert_eq!(err.matches(warning).count(), 1, "{mode} {cmd:?}: {err}");
         }
     }
+}
+
+/// An archive file named after a day that does not exist (2026 is not a leap year, so
+/// 2026-02-29 and 2026-02-30 have no day) is skipped with the reason "invalid date", not "no
+/// date"; its neighbours are imported and a name with no date keeps its own reason.
+#[test]
+fn import_skips_a_file_named_after_a_day_that_does_not_exist_as_an_invalid_date() {
+    let src = tempfile::tempdir().unwrap();
+    for name in ["2026-02-28.md", "2026-02-29.md", "2026-02-30.md", "notes.md"] {
+        std::fs::write(src.path().join(name), format!("- 记在 {name}\n")).unwrap();
+    }
+    let root = tempfile::tempdir().unwrap();
+    let out = ml(&[
+        "--data-root",
+        root.path().to_str().unwrap(),
+        "--tz",
+        "Asia/Shanghai",
+        "--json",
+        "import",
+        src.path().to_str().unwrap(),
+        "--format",
+        "daily-notes",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let invalid = "invalid date at the start of the file name (no such day)";
+    assert_eq!(
+        v["scan"]["skipped"],
+        serde_json::json!([
+            {"relPath": "2026-02-29.md", "reason": invalid},
+            {"relPath": "2026-02-30.md", "reason": invalid},
+            {"relPath": "notes.md", "reason": "no date at the start of the file name"},
+        ]),
+        "{v}"
+    );
+    assert_eq!(v["scan"]["skippedByReason"][invalid], 2, "{v}");
+    assert_eq!(v["scan"]["days"], 1, "{v}");
 }
