@@ -92,7 +92,7 @@ pub enum Cmd {
         #[arg(long, allow_negative_numbers = true)]
         limit: Option<i64>,
     },
-    /// mem_by_tag: entries with this tag (case-insensitive; "-" = untagged).
+    /// mem_by_tag: entries with this tag (case-insensitive; "-" or "" = untagged, as `write --tag ""` stores).
     ByTag {
         /// The tag.
         tag: String,

@@ -138,3 +138,43 @@ fn import_skips_a_file_named_after_a_day_that_does_not_exist_as_an_invalid_date(
     assert_eq!(v["scan"]["skippedByReason"][invalid], 2, "{v}");
     assert_eq!(v["scan"]["days"], 1, "{v}");
 }
+
+/// `write --tag ""` and `by-tag ""` agree. Decision: an empty tag means untagged (`-`) on
+/// both sides, because the plugin's `mem_write` stores a missing or empty tag as `-`
+/// (docs/plugin-compatibility.md: "tag 缺省为 -"), so `by-tag ""` (it exited 2) now finds what
+/// `write --tag ""` wrote, the same entries as `by-tag -`.
+#[test]
+fn an_empty_tag_means_untagged_for_write_and_by_tag_alike() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let common = ["--data-root", root, "--tz", "Asia/Shanghai", "--now", "2026-10-21T03:10:00Z", "--json"];
+    for (body, tag) in
+        [("买了牛奶", Some("")), ("修好了自行车", None), ("周末去看海", Some("计划")), ("剪了头发", Some(" [ ] "))]
+    {
+        let mut args = common.to_vec();
+        args.extend(["write", body]);
+        if let Some(t) = tag {
+            args.extend(["--tag", t]);
+        }
+        let out = ml(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["tag"], if tag == Some("计划") { "计划" } else { "-" }, "{v}");
+    }
+    let contents = |tag: &str| {
+        let out = ml(&[&common[..], &["by-tag", tag]].concat());
+        assert_eq!(out.status.code(), Some(0), "by-tag {tag:?}: {}", text(&out.stderr));
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut c: Vec<String> =
+            v["items"].as_array().unwrap().iter().map(|i| i["content"].as_str().unwrap().to_string()).collect();
+        c.sort();
+        c
+    };
+    let untagged = ["修好了自行车", "买了牛奶", "剪了头发"].map(String::from).to_vec();
+    let mut want = untagged.clone();
+    want.sort();
+    assert_eq!(contents(""), want);
+    assert_eq!(contents("-"), want);
+    assert_eq!(contents(" "), want);
+    assert_eq!(contents("计划"), vec!["周末去看海".to_string()]);
+}
