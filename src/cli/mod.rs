@@ -535,6 +535,10 @@ fn run(cli: Cli) -> Result<String> {
     let compact = cli.json;
     let pinned = cli.now.as_deref().map(parse_now).transpose()?;
     if let Cmd::TimeWindow { text } = &cli.cmd {
+        // Nothing to parse is a usage error (it printed a null window and exited 0).
+        if text.trim().is_empty() {
+            return Err(Error::bad("text", "is empty: give a time expression such as \"上周三\" or \"last week\""));
+        }
         let config = load_config(&cli)?;
         #[allow(clippy::disallowed_methods)] // the CLI edge reads the clock when --now is absent
         let now = pinned.unwrap_or_else(Utc::now);

@@ -178,3 +178,20 @@ fn an_empty_tag_means_untagged_for_write_and_by_tag_alike() {
     assert_eq!(contents(" "), want);
     assert_eq!(contents("计划"), vec!["周末去看海".to_string()]);
 }
+
+/// `time-window ""` (or blank): nothing to parse is a usage error, exit 2 naming the argument
+/// `text` (it printed a null window and exited 0).
+#[test]
+fn an_empty_time_expression_exits_2_naming_the_argument() {
+    for arg in ["", "  \t"] {
+        let out = ml(&["--tz", "Asia/Shanghai", "--now", "2026-10-21T03:10:00Z", "time-window", arg]);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{arg:?}: {err}");
+        assert!(err.starts_with("error: invalid text: is empty"), "{arg:?}: {err}");
+        assert!(out.stdout.is_empty());
+    }
+    // A text with no time words is not empty: exit 0, a null window, the text as rest.
+    let out = ml(&["--tz", "Asia/Shanghai", "--now", "2026-10-21T03:10:00Z", "--json", "time-window", "火锅"]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stdout), "{\"rest\":\"火锅\",\"window\":null}\n");
+}
