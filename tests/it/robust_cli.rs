@@ -195,3 +195,34 @@ fn an_empty_time_expression_exits_2_naming_the_argument() {
     assert_eq!(out.status.code(), Some(0));
     assert_eq!(text(&out.stdout), "{\"rest\":\"火锅\",\"window\":null}\n");
 }
+
+/// A question of stop words only (no time words) has nothing to search: exit 0 with an empty
+/// result, as a question that matches nothing, and a warning on stderr that no content word
+/// remained (it was silent). A question with a content word gives no such warning.
+#[test]
+fn a_question_of_stop_words_only_says_no_content_word_remained() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let common = ["--data-root", root, "--tz", "Asia/Shanghai", "--now", "2026-10-21T03:10:00Z", "--json"];
+    let out = ml(&[&common[..], &["write", "what is the plan: 吃火锅"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for q in ["what is the", "的了吗"] {
+        let out = ml(&[&common[..], &["retrieve", q]].concat());
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{q}: {err}");
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!((v["matched"].as_i64(), v["returned"].as_i64()), (Some(0), Some(0)), "{q}: {v}");
+        assert_eq!(
+            err,
+            format!(
+                "memlayers: no content word remained in the question {q:?} after removing stop words: nothing to \
+                 search (ask with a content word, or give from/to to list a window)\n"
+            ),
+            "{q}"
+        );
+    }
+    let out = ml(&[&common[..], &["retrieve", "what is the plan"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["returned"], 1, "{v}");
+    assert_eq!(text(&out.stderr), "");
+}
