@@ -226,3 +226,47 @@ fn a_question_of_stop_words_only_says_no_content_word_remained() {
     assert_eq!(v["returned"], 1, "{v}");
     assert_eq!(text(&out.stderr), "");
 }
+
+/// `write` puts the entry in its day file first, without waiting for the index: another
+/// connection holding SQLite's write lock (a `sqlite3` shell in a transaction) made it wait
+/// the 10 s busy timeout before appending. The entry must be in the file while the writer is
+/// still running (it then waits to mirror the day: that part may wait, and fail with a
+/// warning); once the lock is released the writer finishes, exit 0, and a query finds it.
+#[test]
+fn write_appends_to_the_file_while_another_connection_holds_the_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let common = ["--data-root", root, "--tz", "Asia/Shanghai", "--now", "2026-10-21T03:10:00Z", "--json"];
+    assert_eq!(ml(&[&common[..], &["write", "买了牛奶"]].concat()).status.code(), Some(0));
+    let day = dir.path().join("cold/2026-10/2026-10-21.md");
+    let holder = rusqlite::Connection::open(dir.path().join("index.sqlite3")).unwrap();
+    holder.execute_batch("BEGIN IMMEDIATE").unwrap();
+    let start = std::time::Instant::now();
+    let mut child = crate::common::cli()
+        .args(common)
+        .args(["write", "修好了自行车"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Well under the busy timeout (10 s): the append must not be waiting for the lock.
+    let mut seen = false;
+    while start.elapsed() < std::time::Duration::from_secs(8) {
+        if std::fs::read_to_string(&day).unwrap().contains("] [-] 修好了自行车\n") {
+            seen = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let running = child.try_wait().unwrap().is_none();
+    holder.execute_batch("COMMIT").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(seen, "the entry was not in {} within 8 s: {}", day.display(), text(&out.stderr));
+    assert!(running, "the writer had finished before the lock was released");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["added"], true, "{v}");
+    let out = ml(&[&common[..], &["recall", "自行车"]].concat());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["items"][0]["content"], "修好了自行车", "{v}");
+}
