@@ -270,3 +270,40 @@ fn write_appends_to_the_file_while_another_connection_holds_the_index() {
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["items"][0]["content"], "修好了自行车", "{v}");
 }
+
+/// A corrupt usage.json found within `usageThrottleMs` of the last usage.json write (every
+/// call here pins the same instant, so the throttle never passes): its bytes are kept aside
+/// as `usage.json.corrupt-0`, byte for byte, with a warning naming it, and usage.json is
+/// rewritten at once as an empty ledger (docs/layers.md). It stayed in place until the next
+/// write past the throttle; meanwhile a rebuilt index read it again and kept a second copy.
+#[test]
+fn a_corrupt_usage_json_within_the_throttle_is_kept_aside_and_replaced_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_str().unwrap();
+    let common = ["--data-root", root, "--tz", "Asia/Shanghai", "--now", "2026-10-21T03:10:00Z", "--json"];
+    assert_eq!(ml(&[&common[..], &["write", "周末想去看海"]].concat()).status.code(), Some(0));
+    // The first hit writes usage.json (no earlier write: the throttle allows it).
+    let out = ml(&[&common[..], &["recall", "看海"]].concat());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let usage = dir.path().join("usage.json");
+    assert!(std::fs::read_to_string(&usage).unwrap().contains("\"hits\": 1"));
+    let junk = "{ \"version\": 1, \"entries\": { oops";
+    std::fs::write(&usage, junk).unwrap();
+    let out = ml(&[&common[..], &["recent"]].concat());
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let aside = dir.path().join("usage.json.corrupt-0");
+    assert!(
+        err.contains(&format!("the unreadable file was moved to {} and usage.json started over", aside.display())),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&aside).unwrap(), junk);
+    assert_eq!(std::fs::read_to_string(&usage).unwrap(), "{\n  \"version\": 1,\n  \"entries\": {}\n}\n");
+    // Later calls, and a rebuilt index, find a readable ledger: no second copy, no warning.
+    for f in ["index.sqlite3", "index.sqlite3-wal", "index.sqlite3-shm"] {
+        let _ = std::fs::remove_file(dir.path().join(f));
+    }
+    let out = ml(&[&common[..], &["recent"]].concat());
+    assert_eq!((out.status.code(), text(&out.stderr)), (Some(0), String::new()));
+    assert!(!dir.path().join("usage.json.corrupt-1").exists());
+}
