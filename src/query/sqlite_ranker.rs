@@ -34,9 +34,10 @@ pub fn sqlite_ranked_sql(windowed: bool, ts_filter: bool) -> String {
     )
 }
 
-/// SQL of the stock BM25 of one admitted entry ([`Store::search_sqlite`]'s `by_event`): row
-/// `?2` with its BM25 when it matches `?1`, else no row. Its record time is outside the window, so neither the
-/// rowid range nor the UTC filter applies, as for the `memlayers` ranker.
+/// SQL of the stock BM25 of one entry admitted by event window (the `by_event` ids of the
+/// `sqlite` ranker's search): row `?2` with its BM25 when it matches `?1`, else no row. Its
+/// record time is outside the window, so neither the rowid range nor the UTC filter applies,
+/// as for the `memlayers` ranker.
 pub fn sqlite_admitted_sql() -> String {
     format!("SELECT f.rowid, {STOCK_BM25} FROM entries_fts f WHERE f.entries_fts MATCH ?1 AND f.rowid = ?2")
 }
