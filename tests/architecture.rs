@@ -551,6 +551,137 @@ fn no_two_files_import_each_other() {
     assert!(found.is_empty(), "{} circle(s) of imports between files of src/:\n{}", found.len(), text.join("\n"));
 }
 
+/// The type an `impl` block at `toks[at]` (the `impl` keyword) is for: the last name of the
+/// path after `for` when there is one, else after the block's generics; `None` when no `{`
+/// follows.
+fn impl_target(toks: &[(Tok, usize)], at: usize) -> Option<String> {
+    let end = (at..toks.len()).find(|&j| toks[j].0 == Tok::Punct('{'))?;
+    let head = &toks[at + 1..end];
+    // Skip the block's own generics (`impl<'a> …`).
+    let mut i = 0;
+    if head.first().map(|t| &t.0) == Some(&Tok::Punct('<')) {
+        let mut depth = 0;
+        for (k, (t, _)) in head.iter().enumerate() {
+            match t {
+                Tok::Punct('<') => depth += 1,
+                Tok::Punct('>') => depth -= 1,
+                _ => {}
+            }
+            if depth == 0 {
+                i = k + 1;
+                break;
+            }
+        }
+    }
+    if let Some(k) = head.iter().position(|(t, _)| *t == Tok::Ident("for".into())) {
+        i = k + 1;
+    }
+    // The path's names (`crate::index::Store`, `&Store`): the last one before any generics.
+    let mut name = None;
+    for (t, _) in &head[i..] {
+        match t {
+            Tok::Ident(n) => name = Some(n.clone()),
+            Tok::Path | Tok::Punct('&') => {}
+            _ => break,
+        }
+    }
+    name
+}
+
+/// The data root's context stays one small type (ARCHITECTURE.md, `index/`: `Store`): every
+/// `impl` block of `Store` is in `src/index/store.rs` (the operations on a store are free
+/// functions, or types such as `query::Reader`, in the folder that owns them), and no field of
+/// it is visible outside `index/` (other folders use its accessors).
+#[test]
+fn the_store_is_one_small_context() {
+    let c = read_crate();
+    let home = Path::new("src/index/store.rs");
+    let mut bad = Vec::new();
+    for (file, _, text) in &c.files {
+        let toks = tokens(&blank(text));
+        for (w, (t, line)) in toks.iter().enumerate() {
+            if *t == Tok::Ident("impl".into())
+                && impl_target(&toks, w).as_deref() == Some("Store")
+                && file.as_path() != home
+            {
+                bad.push(format!("{}:{line}: an impl block of Store outside {}", file.display(), home.display()));
+            }
+        }
+        if file.as_path() != home {
+            continue;
+        }
+        // The fields of `struct Store { … }`: none `pub`, `pub(crate)` or `pub(super)`;
+        // `pub(in crate::index)` is the folder's own.
+        let start = toks.windows(3).position(|w| {
+            w[0].0 == Tok::Ident("struct".into()) && w[1].0 == Tok::Ident("Store".into()) && w[2].0 == Tok::Punct('{')
+        });
+        let Some(start) = start else {
+            bad.push(format!("{}: no `struct Store {{`", file.display()));
+            continue;
+        };
+        let mut depth = 0;
+        for j in start + 2..toks.len() {
+            match &toks[j].0 {
+                Tok::Punct('{') => depth += 1,
+                Tok::Punct('}') => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break;
+                    }
+                }
+                Tok::Ident(p) if p == "pub" && depth == 1 => {
+                    let scoped = toks.get(j + 1).map(|t| &t.0) == Some(&Tok::Punct('('))
+                        && toks.get(j + 2).map(|t| &t.0) == Some(&Tok::Ident("in".into()));
+                    if !scoped {
+                        bad.push(format!("{}:{}: a field of Store visible outside index/", file.display(), toks[j].1));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    assert!(bad.is_empty(), "the store is no longer one small context:\n{}", bad.join("\n"));
+}
+
+/// Usage hits are recorded in one place (ARCHITECTURE.md, `memory/`): `record_hits` is called
+/// only by `Memory`'s read path (src/memory/), never by a query on its own.
+#[test]
+fn usage_hits_are_recorded_by_the_read_path_alone() {
+    let c = read_crate();
+    let mut bad = Vec::new();
+    for (file, _, text) in &c.files {
+        if file.starts_with("src/memory") {
+            continue;
+        }
+        let toks = tokens(&blank(text));
+        for w in toks.windows(2) {
+            let called = w[0].0 == Tok::Ident("record_hits".into()) && w[1].0 == Tok::Punct('(');
+            // `fn record_hits(` is its definition, not a call.
+            let defined = file.as_path() == Path::new("src/layers/usage/ops.rs");
+            if called && !defined {
+                bad.push(format!("{}:{}: calls record_hits", file.display(), w[0].1));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "usage hits recorded outside Memory's read path:\n{}", bad.join("\n"));
+}
+
+/// [`impl_target`] on `impl` headers worked out by hand.
+#[test]
+fn impl_targets_are_read_from_the_header() {
+    let src = "impl Store { } impl<'a> Deref for Reader<'a> { } impl Drop for crate::index::Store { } \
+               impl<T: Hit> Foo<T> { } impl Hit for &Store { }";
+    let toks = tokens(src);
+    let got: Vec<Option<String>> = toks
+        .iter()
+        .enumerate()
+        .filter(|(_, (t, _))| *t == Tok::Ident("impl".into()))
+        .map(|(w, _)| impl_target(&toks, w))
+        .collect();
+    let want = ["Store", "Reader", "Store", "Foo", "Store"].map(|s| Some(s.to_string()));
+    assert_eq!(got, want);
+}
+
 /// The reader itself, on text whose paths were worked out by hand.
 #[test]
 fn the_reader_expands_groups_and_resolves_super() {
