@@ -438,10 +438,9 @@ impl Mirror for LayerMirror<'_> {
 /// A reader's sync ([`SyncPolicy::READER`]: every query, and opening a handle) never waits for
 /// the writer lock (an answer must not wait for an import or a rebuild). When files need
 /// mirroring and another writer holds the lock, or a writer marked a long write
-/// (`WriteSession::mark_busy`), it mirrors
-/// nothing and returns `stale: true`; the caller answers from the index as it is — the last
-/// committed state, which WAL readers see whole — and says so. Errors: index, I/O; for a
-/// writer's sync, a lock timeout.
+/// (`WriteSession::mark_busy`), it mirrors nothing and returns `stale: true`; the caller
+/// answers from the index as it is — the last committed state, which WAL readers see whole —
+/// and says so. Errors: index, I/O; for a writer's sync, a lock timeout.
 pub fn sync(store: &Store, policy: SyncPolicy<'_>, progress: &mut dyn FnMut(usize)) -> Result<SyncReport> {
     let scope = if policy.full { LayerScope::All } else { LayerScope::Live };
     let busy = |e: &Error| policy.reader() && is_busy(e);
