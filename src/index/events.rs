@@ -27,7 +27,8 @@
 //! its record time only.
 //!
 //! The parser runs on every entry of an import, so [`crate::temporal::may_hold_time`] runs
-//! first: a text with no char that can start an expression and no English time word is
+//! first: a text without both a char that can start a Chinese expression and a time anchor
+//! (天 日 周 月 年 号 …, a holiday name), and without a digit or an English time word, is
 //! skipped without a parse.
 
 use chrono::{DateTime, Utc};

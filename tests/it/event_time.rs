@@ -305,3 +305,55 @@ fn the_overlap_query_walks_its_index() {
     );
     assert!(!plan.iter().any(|d| d.starts_with("SCAN")), "{plan:?}");
 }
+
+/// The import's pre-check (`memlayers::temporal::may_hold_time`, which skips the parse of an
+/// entry that cannot name a time) never skips a text the parser reads a window from, on the
+/// real texts this repository holds: every line of the evaluation archives (three public
+/// daily-note collections) and of the bundled example archive (entry lines as their content,
+/// at their own timestamp), every evaluation question at its own "now", and every line of the
+/// evaluation conversations. A skipped text with a window would be an entry without its event
+/// windows.
+#[test]
+fn the_precheck_passes_every_text_with_a_window_in_the_evaluation_data() {
+    use chrono::{DateTime, Utc};
+    use memlayers::files::entry::{LineKind, parse_line};
+    use memlayers::temporal::{may_hold_time, parse, parse_all};
+    let tz: chrono_tz::Tz = "Asia/Shanghai".parse().unwrap();
+    let noon: DateTime<Utc> = "2026-11-29T04:00:00Z".parse().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts: Vec<(String, DateTime<Utc>, String)> = Vec::new();
+    for dir in ["tests/data/eval/archives", "examples/archive/cold"] {
+        for f in walkdir::WalkDir::new(root.join(dir)).into_iter().map(Result::unwrap) {
+            if !f.file_type().is_file() {
+                continue;
+            }
+            let body = std::fs::read_to_string(f.path()).unwrap();
+            for (k, line) in body.lines().enumerate() {
+                let at = format!("{}:{}", f.path().display(), k + 1);
+                match parse_line(line) {
+                    LineKind::Entry(e) => texts.push((e.content, e.ts, at)),
+                    _ => texts.push((line.to_string(), noon, at)),
+                }
+            }
+        }
+    }
+    let questions = std::fs::read_to_string(root.join("tests/data/eval/questions.tsv")).unwrap();
+    for (k, line) in questions.lines().enumerate().filter(|(_, l)| !l.starts_with('#')) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let now: DateTime<Utc> = DateTime::parse_from_rfc3339(cols[2]).unwrap().into();
+        texts.push((cols[3].to_string(), now, format!("questions.tsv:{}", k + 1)));
+    }
+    let talks = std::fs::read_to_string(root.join("tests/data/eval/conversations.txt")).unwrap();
+    for (k, line) in talks.lines().enumerate() {
+        texts.push((line.to_string(), noon, format!("conversations.txt:{}", k + 1)));
+    }
+    let mut with_window = 0;
+    for (text, now, at) in &texts {
+        if parse(text, *now, tz).window.is_some() || !parse_all(text, *now, tz).is_empty() {
+            with_window += 1;
+            assert!(may_hold_time(text), "{at}: {text:?} has a window but fails the pre-check");
+        }
+    }
+    // The data is full of dates: 1 618 of these texts have a window at this commit.
+    assert!(with_window >= 1000, "only {with_window} texts with a window");
+}
