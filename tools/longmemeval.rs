@@ -4,7 +4,8 @@
 //!
 //! ```text
 //! cargo run --release -p memlayers-tools --bin longmemeval -- [--set lme|zh-chat]
-//!     [--data FILE] [--limit N] [--types t1,t2] [--jobs N] [--misses FILE] [--sessions]
+//!     [--data FILE] [--limit N] [--types t1,t2] [--ids id1,id2] [--jobs N] [--misses FILE]
+//!     [--sessions] [--keep] [--pad N]
 //! ```
 //!
 //! * `lme` (default): `../shared/benchmarks/longmemeval/longmemeval_s_cleaned.json.xz` next to
@@ -15,6 +16,12 @@
 //! * `zh-chat`: tools/data/zh_chat.txt (its header describes the format): each message is its
 //!   own "session", so session recall is message recall; a question's root holds the messages
 //!   written by its time.
+//!
+//! `--ids` asks only the questions with those ids; `--keep` leaves each question's data root in
+//! the temporary folder (printed) for a look with the CLI.
+//!
+//! `--pad N` adds to each question's haystack the haystacks of the next N questions (file order,
+//! wrapping): the same questions and answers over an N + 1 times larger memory.
 //!
 //! `--sessions` indexes one entry per session (its user turns joined) instead of one per turn
 //! (turn recall is then not measured). Each user turn becomes one entry of the cold file of its session's date (zone UTC), at the
@@ -94,6 +101,11 @@ pub struct Case {
     pub sessions: Vec<Session>,
     /// Indices of the answer sessions.
     pub answers: HashSet<usize>,
+    /// Index only the sessions that start by `now` (the zh-chat set, whose messages span every
+    /// question); LongMemEval indexes its whole haystack, as upstream does, although 1 305 of
+    /// its sessions start after their question's date (18 questions have every answer session
+    /// there).
+    pub only_before_now: bool,
 }
 
 /// Parses LongMemEval's dates, "2023/05/30 (Tue) 23:40", as UTC.
@@ -145,6 +157,7 @@ fn load_lme(path: &Path) -> BResult<Vec<Case>> {
             now: parse_date(&q.question_date)?,
             sessions,
             answers,
+            only_before_now: false,
         });
     }
     Ok(out)
@@ -191,6 +204,7 @@ fn load_zh_chat(path: &Path) -> BResult<Vec<Case>> {
             now: now.and_utc(),
             sessions: sessions.clone(),
             answers,
+            only_before_now: true,
         });
     }
     Ok(out)
@@ -199,9 +213,7 @@ fn load_zh_chat(path: &Path) -> BResult<Vec<Case>> {
 /// Writes the case's user turns as cold files under `root` (module docs).
 fn write_root(case: &Case, root: &Path, sessions_whole: bool) -> BResult<()> {
     let mut days: BTreeMap<chrono::NaiveDate, Vec<Entry>> = BTreeMap::new();
-    // Only what was written by the question's time exists (the zh-chat set's messages span
-    // every question; LongMemEval's haystacks precede their question).
-    for (s, sess) in case.sessions.iter().enumerate().filter(|(_, s)| s.start <= case.now) {
+    for (s, sess) in case.sessions.iter().enumerate().filter(|(_, s)| !case.only_before_now || s.start <= case.now) {
         let joined;
         let turns: Vec<(String, bool, usize)> = if sessions_whole {
             joined = sess.turns.iter().map(|t| t.0.as_str()).collect::<Vec<_>>().join(" ");
@@ -250,7 +262,7 @@ struct Answer {
 fn ask(m: &Memory, q: &str, no_time: bool) -> BResult<Answer> {
     let r = m.retrieve(&RetrieveArgs {
         query: q.into(),
-        limit: Some(LIMIT),
+        limit: Some(std::env::var("LME_LIMIT").ok().and_then(|v| v.parse().ok()).unwrap_or(LIMIT)),
         explain: true,
         no_time,
         ..Default::default()
@@ -359,7 +371,7 @@ struct Outcome {
 }
 
 /// Builds the case's root in `work`, asks the question both ways, removes the root.
-fn run_case(case: &Case, work: &Path, i: usize, sessions_whole: bool) -> BResult<Outcome> {
+fn run_case(case: &Case, work: &Path, i: usize, sessions_whole: bool, keep: bool) -> BResult<Outcome> {
     let go = |m: &Memory| -> BResult<Outcome> {
         Ok(Outcome { timed: ask(m, &case.question, false)?, plain: ask(m, &case.question, true)? })
     };
@@ -370,7 +382,11 @@ fn run_case(case: &Case, work: &Path, i: usize, sessions_whole: bool) -> BResult
         m.defer_hits(true);
         go(&m)?
     };
-    std::fs::remove_dir_all(&root)?;
+    if keep {
+        eprintln!("longmemeval: {} kept in {} (now {})", case.id, root.display(), case.now.to_rfc3339());
+    } else {
+        std::fs::remove_dir_all(&root)?;
+    }
     Ok(out)
 }
 
@@ -382,11 +398,24 @@ struct Opts {
     jobs: usize,
     misses: Option<PathBuf>,
     sessions: bool,
+    ids: Option<Vec<String>>,
+    keep: bool,
+    pad: usize,
 }
 
 fn parse_args() -> BResult<Opts> {
-    let mut o =
-        Opts { set: "lme".into(), data: None, limit: None, types: None, jobs: 2, misses: None, sessions: false };
+    let mut o = Opts {
+        set: "lme".into(),
+        data: None,
+        limit: None,
+        types: None,
+        jobs: 2,
+        misses: None,
+        sessions: false,
+        ids: None,
+        keep: false,
+        pad: 0,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         let mut val = || args.next().ok_or_else(|| format!("{a} needs a value"));
@@ -398,6 +427,9 @@ fn parse_args() -> BResult<Opts> {
             "--jobs" => o.jobs = val()?.parse().map_err(|e| format!("--jobs: {e}"))?,
             "--misses" => o.misses = Some(val()?.into()),
             "--sessions" => o.sessions = true,
+            "--ids" => o.ids = Some(val()?.split(',').map(str::to_string).collect()),
+            "--keep" => o.keep = true,
+            "--pad" => o.pad = val()?.parse().map_err(|e| format!("--pad: {e}"))?,
             _ => return Err(format!("unknown argument {a:?} (see the file's header for usage)").into()),
         }
     }
@@ -437,6 +469,28 @@ fn run() -> BResult<()> {
     if let Some(t) = &o.types {
         cases.retain(|c| t.contains(&c.kind));
     }
+    if o.pad > 0 {
+        // Each haystack grows by the haystacks of the next `pad` questions (in file order,
+        // wrapping): a larger memory, the same answers.
+        let extra: Vec<Vec<Session>> = (0..cases.len())
+            .map(|i| {
+                (1..=o.pad)
+                    .flat_map(|k| cases[(i + k) % cases.len()].sessions.clone())
+                    .map(|mut s| {
+                        // Another question's evidence is not this one's.
+                        s.turns.iter_mut().for_each(|t| t.1 = false);
+                        s
+                    })
+                    .collect()
+            })
+            .collect();
+        for (c, e) in cases.iter_mut().zip(extra) {
+            c.sessions.extend(e);
+        }
+    }
+    if let Some(ids) = &o.ids {
+        cases.retain(|c| ids.contains(&c.id));
+    }
     if let Some(n) = o.limit {
         cases.truncate(n);
     }
@@ -453,13 +507,15 @@ fn run() -> BResult<()> {
                     if i >= cases.len() {
                         break;
                     }
-                    let r = run_case(&cases[i], &work, i, o.sessions);
+                    let r = run_case(&cases[i], &work, i, o.sessions, o.keep);
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
                 }
             });
         }
     });
-    let _ = std::fs::remove_dir_all(&work);
+    if !o.keep {
+        let _ = std::fs::remove_dir_all(&work);
+    }
     let results = results.into_inner().unwrap_or_else(|e| e.into_inner());
     let mut by: BTreeMap<String, (Sums, Sums)> = BTreeMap::new();
     let mut misses = String::from("id\ttype\tmode\tany5\tall5\twindow\tscored\tquestion\n");

@@ -62,9 +62,14 @@ fn render<T: Serialize>(v: &T, compact: bool) -> Result<String> {
     r.map_err(|e| Error::Json { what: "output".into(), source: e })
 }
 
+/// Standard input as text. Errors: bytes that are not UTF-8 are bad input (exit 2) naming
+/// `stdin`, as an unreadable `--file` is; any other read failure is [`Error::Io`].
 fn read_stdin() -> Result<String> {
     let mut s = String::new();
-    std::io::stdin().read_to_string(&mut s).map_err(|e| Error::io("<stdin>", e))?;
+    std::io::stdin().read_to_string(&mut s).map_err(|e| match e.kind() {
+        std::io::ErrorKind::InvalidData => Error::bad("stdin", format!("standard input is not valid UTF-8 ({e})")),
+        _ => Error::io("<stdin>", e),
+    })?;
     Ok(s)
 }
 

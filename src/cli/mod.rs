@@ -92,7 +92,7 @@ pub enum Cmd {
         #[arg(long, allow_negative_numbers = true)]
         limit: Option<i64>,
     },
-    /// mem_by_tag: entries with this tag (case-insensitive; "-" = untagged).
+    /// mem_by_tag: entries with this tag (case-insensitive; "-" or "" = untagged, as `write --tag ""` stores).
     ByTag {
         /// The tag.
         tag: String,
@@ -356,8 +356,14 @@ fn load_config(cli: &Cli) -> Result<Config> {
                 }
                 other => other,
             })?;
-            for w in warnings {
-                eprintln!("warning: config {}: {w}", p.display());
+            // Printed by the first load of the process only: a query loads the config twice
+            // (once to find its server, once to run here when none answered), and printed each
+            // warning twice.
+            static PRINTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+            if !PRINTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+                for w in warnings {
+                    eprintln!("warning: config {}: {w}", p.display());
+                }
             }
             c
         }
@@ -380,9 +386,11 @@ fn config_names_zone(cli: &Cli) -> bool {
         .is_some_and(|v| v.get("timezone").is_some())
 }
 
-fn data_root(cli: &Cli, config: &Config) -> PathBuf {
+/// The data root of a call: `--data-root`, else [`crate::files::resolve_data_root`]. Errors:
+/// bad input naming `data-root` when HOME is unset and nothing else names a root.
+fn data_root(cli: &Cli, config: &Config) -> Result<PathBuf> {
     match &cli.data_root {
-        Some(d) => d.clone(),
+        Some(d) => Ok(d.clone()),
         None => crate::files::resolve_data_root(
             config.data_root.as_deref(),
             std::env::var("DSH_HOME").ok().as_deref(),
@@ -416,7 +424,7 @@ fn require_root(root: &Path) -> Result<()> {
 
 fn open(cli: &Cli) -> Result<Memory> {
     let mut config = load_config(cli)?;
-    let root = data_root(cli, &config);
+    let root = data_root(cli, &config)?;
     // No zone asked for (no --tz, no `timezone` in --config): the zone this data root's files
     // are dated in (memlayers.json) frames time words too, not this machine's zone. Otherwise a
     // root made with --tz Asia/Shanghai, queried from a UTC shell, read 今天 as a UTC day and
@@ -527,6 +535,10 @@ fn run(cli: Cli) -> Result<String> {
     let compact = cli.json;
     let pinned = cli.now.as_deref().map(parse_now).transpose()?;
     if let Cmd::TimeWindow { text } = &cli.cmd {
+        // Nothing to parse is a usage error (it printed a null window and exited 0).
+        if text.trim().is_empty() {
+            return Err(Error::bad("text", "is empty: give a time expression such as \"上周三\" or \"last week\""));
+        }
         let config = load_config(&cli)?;
         #[allow(clippy::disallowed_methods)] // the CLI edge reads the clock when --now is absent
         let now = pinned.unwrap_or_else(Utc::now);
@@ -535,7 +547,8 @@ fn run(cli: Cli) -> Result<String> {
         let mut tz = config.timezone;
         if cli.tz.is_none()
             && !config_names_zone(&cli)
-            && let Some(zone) = recorded_zone(&data_root(&cli, &config))
+            && let Ok(root) = data_root(&cli, &config)
+            && let Some(zone) = recorded_zone(&root)
         {
             tz = zone;
         }

@@ -566,11 +566,13 @@ pub fn forward_unparsed() -> Option<i32> {
     }
     let root = match root {
         Some(r) => r,
+        // No root to name (HOME unset): the parsed path reports it.
         None => crate::files::resolve_data_root(
             None,
             std::env::var("DSH_HOME").ok().as_deref(),
             std::env::var_os("HOME").map(PathBuf::from).as_deref(),
-        ),
+        )
+        .ok()?,
     };
     let root = std::path::absolute(root).ok()?;
     match call(&root, argv) {
@@ -648,7 +650,9 @@ pub fn forward(cli: &Cli) -> Option<i32> {
 /// Sends the parsed call `cli` to its data root's server: the root and the outcome.
 fn try_forward(cli: &Cli) -> std::result::Result<(PathBuf, std::result::Result<Outcome, Failure>), Failure> {
     let config = super::load_config(cli).map_err(|e| Failure::NotAnswered(e.to_string()))?;
-    let root = std::path::absolute(super::data_root(cli, &config)).map_err(|e| Failure::NotAnswered(e.to_string()))?;
+    // No data root can be named (HOME unset): the in-process call reports it (exit 2).
+    let root = super::data_root(cli, &config).map_err(|_| Failure::NoRoot)?;
+    let root = std::path::absolute(root).map_err(|e| Failure::NotAnswered(e.to_string()))?;
     let argv: Vec<String> = std::env::args_os()
         .map(|a| a.into_string().map_err(|_| Failure::NotAnswered("an argument is not UTF-8".into())))
         .collect::<std::result::Result<_, _>>()?;
@@ -736,7 +740,7 @@ pub fn main(cli: &Cli, idle_exit: Option<u64>, status: bool, stop: bool) -> Outc
     }
     let r = (|| {
         let config = super::load_config(cli)?;
-        let root = std::path::absolute(super::data_root(cli, &config)).map_err(|e| Error::io("data-root", e))?;
+        let root = std::path::absolute(super::data_root(cli, &config)?).map_err(|e| Error::io("data-root", e))?;
         super::require_root(&root)?;
         let socket = socket_path(&root).map_err(|e| Error::io(&root, e))?;
         let op = if stop { Op::Stop } else { Op::Status };
@@ -976,7 +980,7 @@ pub fn serve(cli: &Cli, idle_exit: Option<u64>) -> Result<()> {
         return Err(Error::bad("now", "pins the clock of one call; a server answers with the clock"));
     }
     let config = super::load_config(cli)?;
-    let root = std::path::absolute(super::data_root(cli, &config)).map_err(|e| Error::io("data-root", e))?;
+    let root = std::path::absolute(super::data_root(cli, &config)?).map_err(|e| Error::io("data-root", e))?;
     super::require_root(&root)?;
     let socket = socket_path(&root).map_err(|e| Error::io(&root, e))?;
     if socket.as_os_str().len() > MAX_SOCKET_PATH {

@@ -38,14 +38,26 @@ use crate::{Error, Result};
 /// `data_root` (config `dataRoot`, non-empty) → `<dataRoot>/memory`; else
 /// `$DSH_HOME/dsh-memory-layers`; else `~/.dsh/dsh-memory-layers`.
 /// `home` and `dsh_home` are passed in so the function is pure.
-pub fn resolve_data_root(data_root: Option<&str>, dsh_home: Option<&str>, home: Option<&Path>) -> PathBuf {
+///
+/// Errors: none of the three is given (`home` is `None` or empty: HOME unset) is
+/// [`Error::BadInput`] naming `data-root` and what to set, rather than a root relative to the
+/// working directory (`./.dsh/...`) that a later call from another folder would not find.
+pub fn resolve_data_root(data_root: Option<&str>, dsh_home: Option<&str>, home: Option<&Path>) -> Result<PathBuf> {
     if let Some(d) = data_root.filter(|d| !d.trim().is_empty()) {
-        return Path::new(d.trim()).join("memory");
+        return Ok(Path::new(d.trim()).join("memory"));
     }
     if let Some(h) = dsh_home.filter(|h| !h.is_empty()) {
-        return Path::new(h).join("dsh-memory-layers");
+        return Ok(Path::new(h).join("dsh-memory-layers"));
     }
-    home.map(Path::to_path_buf).unwrap_or_else(|| PathBuf::from(".")).join(".dsh").join("dsh-memory-layers")
+    match home.filter(|h| !h.as_os_str().is_empty()) {
+        Some(h) => Ok(h.join(".dsh").join("dsh-memory-layers")),
+        None => Err(Error::bad(
+            "data-root",
+            "HOME is not set, so the default data root ~/.dsh/dsh-memory-layers has no place: pass \
+             --data-root DIR, set DSH_HOME (root $DSH_HOME/dsh-memory-layers), give a --config file with \
+             dataRoot, or set HOME",
+        )),
+    }
 }
 
 /// Why `root` cannot be written, or `None` when it can: probes by creating an unnamed
@@ -270,9 +282,17 @@ mod tests {
     #[test]
     fn data_root_resolution_order() {
         let home = Path::new("/home/u");
-        assert_eq!(resolve_data_root(Some("/d"), Some("/h"), Some(home)), PathBuf::from("/d/memory"));
-        assert_eq!(resolve_data_root(Some(" "), Some("/h"), Some(home)), PathBuf::from("/h/dsh-memory-layers"));
-        assert_eq!(resolve_data_root(None, None, Some(home)), PathBuf::from("/home/u/.dsh/dsh-memory-layers"));
+        assert_eq!(resolve_data_root(Some("/d"), Some("/h"), Some(home)).unwrap(), PathBuf::from("/d/memory"));
+        assert_eq!(
+            resolve_data_root(Some(" "), Some("/h"), Some(home)).unwrap(),
+            PathBuf::from("/h/dsh-memory-layers")
+        );
+        assert_eq!(resolve_data_root(None, None, Some(home)).unwrap(), PathBuf::from("/home/u/.dsh/dsh-memory-layers"));
+        // HOME unset or empty, nothing else given: an error naming data-root, not `./.dsh/…`.
+        for home in [None, Some(Path::new(""))] {
+            let e = resolve_data_root(None, Some(""), home).unwrap_err();
+            assert!(matches!(&e, Error::BadInput { field, .. } if field == "data-root"), "{e}");
+        }
     }
 
     #[test]

@@ -51,6 +51,19 @@ pub fn day_from_file_name(name: &str) -> Option<NaiveDate> {
     NAME_DATE.captures(name).and_then(|c| ymd(&c))
 }
 
+/// Why a skipped file name that starts like a date is not dated: the phrase a skip reason uses
+/// when `name` (its last path component) starts with a date in one of the spellings of
+/// [`day_from_file_name`] that does not exist (`2026-02-30.md`, `2026-13-01.md`), else `None`.
+pub(crate) fn invalid_date_in_file_name(name: &str) -> Option<&'static str> {
+    let name = name.rsplit('/').next().unwrap_or(name);
+    let caps = NAME_DATE.captures(name)?;
+    ymd(&caps).is_none().then_some(INVALID_DATE)
+}
+
+/// Skip reason of a file whose name starts with a date that does not exist (one fixed phrase,
+/// so `skippedByReason` counts such files together; the path names the date).
+pub(crate) const INVALID_DATE: &str = "invalid date at the start of the file name (no such day)";
+
 /// The first valid date written anywhere in `text` (see [`ANY_DATE`] for the spellings).
 pub(crate) fn date_in_text(text: &str) -> Option<NaiveDate> {
     ANY_DATE.captures_iter(text).find_map(|c| ymd(&c))

@@ -1,6 +1,6 @@
 //! Which files of an archive are not day files, and why (docs/import.md, "Days").
 
-use super::filename::day_from_file_name;
+use super::filename::{day_from_file_name, invalid_date_in_file_name};
 
 /// Why the file at `rel_path` (relative to the archive root, `/`-separated) is not imported as
 /// a day file, or `None` when it is one. The rules, first match wins:
@@ -18,6 +18,7 @@ use super::filename::day_from_file_name;
 /// | the name contains `sync-conflict` (Syncthing) or `conflicted copy` (Dropbox) | `sync conflict copy` |
 /// | the name contains `_BASE_`, `_LOCAL_`, `_REMOTE_` or `_BACKUP_` (git mergetool) | `git mergetool leftover (_BASE_)` … |
 /// | the name does not end with `.md` or `.markdown` (any case) | `not a Markdown file (.md)` |
+/// | a date that does not exist at the start of the name (`2026-02-30.md`) | `invalid date at the start of the file name (no such day)` |
 /// | no date at the start of the name ([`day_from_file_name`]) | `no date at the start of the file name` |
 ///
 /// Leftovers are checked before the extension and the date, so `2024-03-18.md.orig` and
@@ -74,7 +75,7 @@ pub fn skip_reason(rel_path: &str) -> Option<&'static str> {
         return Some("not a Markdown file (.md)");
     }
     if day_from_file_name(name).is_none() {
-        return Some("no date at the start of the file name");
+        return Some(invalid_date_in_file_name(name).unwrap_or("no date at the start of the file name"));
     }
     None
 }
@@ -132,6 +133,12 @@ mod tests {
         assert_eq!(skip_reason("2022-01-01.txt"), Some("not a Markdown file (.md)"));
         assert_eq!(skip_reason("README.md"), Some("no date at the start of the file name"));
         assert_eq!(skip_reason("MEMORY.md"), Some("no date at the start of the file name"));
-        assert_eq!(skip_reason("2022-02-30.md"), Some("no date at the start of the file name"));
+        // Shaped like a date but no such day: said so, not "no date" (2022 is not a leap year).
+        let invalid = Some("invalid date at the start of the file name (no such day)");
+        assert_eq!(skip_reason("2022-02-30.md"), invalid);
+        assert_eq!(skip_reason("2022-02-29.md"), invalid);
+        assert_eq!(skip_reason("journal/2022_13_01.md"), invalid);
+        assert_eq!(skip_reason("2022年2月30日.md"), invalid);
+        assert_eq!(skip_reason("2024-02-29.md"), None);
     }
 }

@@ -32,6 +32,15 @@ pub struct CheckReport {
     pub count_mismatch: Vec<String>,
     /// True when the FTS5 table holds a different number of rows than `entries`.
     pub fts_mismatch: bool,
+    /// How many entries have stored event windows (`entry_events`) other than the ones their
+    /// text gives when parsed again now ([`crate::index::events::event_days`], anchored at
+    /// the entry's timestamp in the root's zone), compared as sets; event windows stored for
+    /// an id that is no entry count too. A hand edit of the index, or windows written by other
+    /// parser rules without a raise of [`crate::index::events::EVENTS_VERSION`]. Deleting
+    /// `index.sqlite3` rebuilds them from the files.
+    pub events_mismatch: usize,
+    /// The lowest ids of those entries, at most [`EVENTS_MISMATCH_IDS`], ascending.
+    pub events_mismatch_ids: Vec<i64>,
     /// SQLite's `PRAGMA quick_check` of the index: `ok`, or the first problem found. Opening
     /// checks only the header and schema (a full check costs seconds at a million entries), so
     /// damaged pages deeper in the file are found here; the remedy is to delete
@@ -132,6 +141,8 @@ impl Store {
         // table cannot be scanned, migration V11); FTS5 adds one per insert, takes one per delete.
         let fts = crate::fts5::bm25::totals(&c)?.rows;
         rep.fts_mismatch = fts != rep.entries;
+        let (n, ids) = events_disagreeing(&c, self.tz())?;
+        (rep.events_mismatch, rep.events_mismatch_ids) = (n, ids);
         let mut st = c.prepare("SELECT file, line, reason FROM malformed ORDER BY file, line")?;
         rep.malformed = st
             .query_map([], |r| Ok(Malformed { file: r.get(0)?, line: r.get(1)?, reason: r.get(2)? }))?
@@ -143,7 +154,8 @@ impl Store {
             && rep.stale.is_empty()
             && rep.gone.is_empty()
             && rep.count_mismatch.is_empty()
-            && !rep.fts_mismatch;
+            && !rep.fts_mismatch
+            && rep.events_mismatch == 0;
         rep.all_read = rep.malformed.is_empty() && rep.ignored.is_empty() && rep.unreadable.is_empty();
         Ok(rep)
     }
@@ -186,6 +198,46 @@ fn lens_disagreeing(c: &rusqlite::Connection) -> Result<Vec<String>> {
         days.insert(d?);
     }
     Ok(days.into_iter().filter_map(crate::files::day_from_number).map(crate::files::cold_rel).collect())
+}
+
+/// Most ids [`CheckReport::events_mismatch_ids`] lists: enough to look at a few entries.
+pub const EVENTS_MISMATCH_IDS: usize = 10;
+
+/// The entries whose `entry_events` rows are not the windows [`crate::index::events::event_days`]
+/// gives for their text now (`tz`: the zone partitioning the day files), plus ids with rows but
+/// no entry: (how many, the lowest [`EVENTS_MISMATCH_IDS`] of them). Parses every entry that
+/// may hold a time word ([`crate::temporal::may_hold_time`] skips the rest): seconds at a
+/// million entries, as [`lens_disagreeing`].
+fn events_disagreeing(c: &rusqlite::Connection, tz: chrono_tz::Tz) -> Result<(usize, Vec<i64>)> {
+    use crate::index::events::{EventDays, event_days};
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut stored: BTreeMap<i64, BTreeSet<EventDays>> = BTreeMap::new();
+    let mut st = c.prepare("SELECT id, start_day, end_day FROM entry_events")?;
+    for r in st.query_map([], |r| Ok((r.get::<_, i64>(0)?, EventDays { start: r.get(1)?, end: r.get(2)? })))? {
+        let (id, ev) = r?;
+        stored.entry(id).or_default().insert(ev);
+    }
+    let mut bad = BTreeSet::new();
+    let mut st = c.prepare("SELECT id, ts, content FROM entries ORDER BY id")?;
+    let mut rows = st.query([])?;
+    while let Some(r) = rows.next()? {
+        let (id, ts, content): (i64, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+        let have = stored.remove(&id).unwrap_or_default();
+        let want: BTreeSet<EventDays> = match chrono::DateTime::parse_from_rfc3339(&ts) {
+            Ok(ts) => event_days(&content, ts.with_timezone(&chrono::Utc), tz).into_iter().collect(),
+            // The view formats every timestamp; one it cannot is a damaged row: reported.
+            Err(_) => {
+                bad.insert(id);
+                continue;
+            }
+        };
+        if have != want {
+            bad.insert(id);
+        }
+    }
+    // Rows left belong to no entry.
+    bad.extend(stored.into_keys());
+    Ok((bad.len(), bad.into_iter().take(EVENTS_MISMATCH_IDS).collect()))
 }
 
 /// Temp files left by interrupted atomic writes (`.<name>.tmp-<pid>-<n>`) under the root,

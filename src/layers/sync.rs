@@ -10,8 +10,9 @@
 //!
 //! * hot.md or a summary changed → its row is replaced by the file's bytes; gone → row dropped.
 //! * usage.json changed → the `usage` table is replaced from the file; unreadable → emptied
-//!   (every entry back to "weight 50, never hit", docs/plugin-compatibility.md: "文件缺失或损坏时静默重建") and
-//!   rewritten at the next flush; gone → emptied. Never an error.
+//!   (every entry back to "weight 50, never hit", docs/plugin-compatibility.md: "文件缺失或损坏时静默重建"),
+//!   its bytes moved to `usage.json.corrupt-N` and usage.json rewritten at once as the empty
+//!   ledger, whatever the throttle (docs/layers.md); gone → emptied. Never an error.
 //!
 //! usage.json is parsed WITHOUT the writer lock (a 100 MB ledger parsed under the lock held it
 //! for the whole parse, blocking every writer for seconds): when its stat differs from
@@ -356,14 +357,32 @@ fn apply_usage(
         let (status, digest) = table::reload(tx, Some(&file))?;
         (status, digest.unwrap_or(d))
     };
+    let (mut f, mut d) = (f.clone(), d);
     if let LoadStatus::Corrupt(why) = status {
         // The ledger is rebuilt as the plugin promises, but the unreadable bytes are kept
-        // beside it first: a hand edit gone wrong can be repaired, not just lost.
+        // beside it first: a hand edit gone wrong can be repaired, not just lost. Then
+        // usage.json itself is rewritten at once as the rebuilt (empty) ledger, whatever
+        // `usageThrottleMs` says (docs/layers.md): left in place until the next throttled
+        // write, the unreadable file was read again, and copied aside again, by any rebuild
+        // of the index meanwhile, and stayed forever when no later call recorded a hit.
+        let snap = crate::files::cas::read(&path)?;
+        // Changed since it was parsed (a repair by hand?): read again (the caller retries).
+        if sha1_hex(&snap.bytes) != d.sha1 {
+            return Err(Error::Changed(path));
+        }
         let aside =
             (0..).map(|n| root.join(format!("usage.json.corrupt-{n}"))).find(|p| !p.exists()).expect("a free name");
-        let bytes = std::fs::read(&path).map_err(|e| Error::io(&path, e))?;
-        crate::files::atomic_write(&aside, &bytes)?;
-        rep.usage_corrupt = Some(format!("{why}; the unreadable file was kept as {}", aside.display()));
+        crate::files::atomic_write(&aside, &snap.bytes)?;
+        crate::layers::usage::table::meta_set(tx, crate::layers::usage::table::META_FINAL_NEWLINE, "1")?;
+        let fresh = table::file_bytes(tx)?;
+        if crate::files::cas::replace(&path, &snap, &fresh)? == crate::files::cas::Outcome::Changed {
+            return Err(Error::Changed(path));
+        }
+        let m = std::fs::symlink_metadata(&path).map_err(|e| Error::io(&path, e))?;
+        (f.size, f.mtime_ns, f.inode, f.ctime_ns) = full_ident(&m);
+        d = table::digest_of(&fresh[..]).map_err(|e| Error::io(&path, e))?;
+        rep.usage_corrupt =
+            Some(format!("{why}; the unreadable file was moved to {} and usage.json started over", aside.display()));
     }
     rep.usage_reloaded = true;
     tx.prepare_cached(

@@ -334,12 +334,13 @@ impl Store {
     }
 
     /// `mem_by_tag(tag, limit=20)`: exact, case-insensitive tag match (`-` = untagged), newest
-    /// first; `limit` 1–200. Errors: empty tag (field `tag`).
+    /// first; `limit` 1–200. The tag is normalised as `mem_write` normalises it
+    /// ([`crate::layers::cold::normalize_tag`]: brackets removed, whitespace collapsed), so an
+    /// empty or blank tag means untagged (`-`), the tag `write --tag ""` stores
+    /// (docs/plugin-compatibility.md: "tag 缺省为 -"). Errors: `limit` out of range.
     pub fn by_tag(&self, tag: &str, limit: Option<i64>) -> Result<ListResult> {
         let key = crate::layers::cold::collapse_ws(&tag.replace(['[', ']'], "")).to_lowercase();
-        if key.is_empty() {
-            return Err(Error::bad("tag", "is empty (use \"-\" for untagged entries)"));
-        }
+        let key = if key.is_empty() { "-".to_string() } else { key };
         let limit = check_range("limit", limit.unwrap_or(20), 1, 200)?;
         let ((items, matched, (files, entries)), stale) = self.read_synced(|| {
             let c = self.conn()?;

@@ -398,6 +398,14 @@ impl Store {
             let oq = or_query(&rest);
             if let Some((q, _)) = &oq {
                 q.check_size("query")?;
+            } else {
+                // Not an error (the answer is empty, exit 0), but not silent either: the caller
+                // learns why nothing came back (docs/time-expressions.md, point 4).
+                log::warn!(
+                    "no content word remained in the question {:?} after removing stop words: nothing to search \
+                     (ask with a content word, or give from/to to list a window)",
+                    args.query
+                );
             }
             let ((hits, matched, sql), stale) = self.read_synced(|| {
                 let (hits, matched, sql) = match &oq {

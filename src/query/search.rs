@@ -880,8 +880,8 @@ impl Store {
         exact_bm25: bool,
     ) -> Result<(Searched, i64)> {
         if self.config().ranker == crate::config::Ranker::Sqlite {
-            // The stock ranker knows no event windows (it ranks FTS5's own matches).
-            return Ok((self.search_sqlite(q, range, ts, limit, tau_days)?, 0));
+            // The same candidates, the entries admitted by event window among them.
+            return self.search_sqlite(q, range, ts, by_event, limit, tau_days);
         }
         let c = self.conn()?;
         // One read transaction for the whole query: every statement outside one opens and

@@ -357,3 +357,46 @@ fn the_precheck_passes_every_text_with_a_window_in_the_evaluation_data() {
     // The data is full of dates: 1 618 of these texts have a window at this commit.
     assert!(with_window >= 1000, "only {with_window} texts with a window");
 }
+
+/// `check` parses every entry's text again and reports the entries whose stored event windows
+/// differ from it (`eventsMismatch`, the count; `eventsMismatchIds`, the lowest ids): a window
+/// changed by hand, one added to an entry whose text names no time, one stored for an id that
+/// is no entry. The untouched index is clean.
+#[test]
+fn check_reports_entries_whose_stored_event_windows_differ_from_their_text() {
+    let dir = tempfile::tempdir().unwrap();
+    // Monday 2026-11-23 10:00 Shanghai: 下周三 = 2026-12-02 (first test above).
+    let m = open_at(dir.path(), "2026-11-23T02:00:00Z");
+    write(&m, "下周三交报告");
+    write(&m, "午饭吃了牛肉面");
+    write(&m, "明天去体检");
+    assert_eq!(event_rows(&m).len(), 2, "{:?}", event_rows(&m));
+    let rep = m.check().unwrap();
+    assert!(rep.clean, "{rep:?}");
+    assert_eq!((rep.events_mismatch, rep.events_mismatch_ids.clone()), (0, vec![]));
+    let c = m.conn().unwrap();
+    let id = |content: &str| -> i64 {
+        c.query_row("SELECT id FROM entries WHERE content = ?1", [content], |r| r.get(0)).unwrap()
+    };
+    let (plan, lunch, checkup) = (id("下周三交报告"), id("午饭吃了牛肉面"), id("明天去体检"));
+    // The plan's window one day longer; a window for the lunch, whose text names no time; a
+    // window for an id past the day's last entry (no entry). 明天去体检 is left as it is.
+    c.execute("UPDATE entry_events SET end_day = end_day + 1 WHERE id = ?1", [plan]).unwrap();
+    c.execute(
+        "INSERT INTO entry_events(id, start_day, end_day) SELECT ?1, start_day, end_day FROM entry_events WHERE id = ?2",
+        [lunch, checkup],
+    )
+    .unwrap();
+    c.execute("INSERT INTO entry_events(id, start_day, end_day) VALUES(?1 + 5, 1, 2)", [checkup]).unwrap();
+    drop(c);
+    let rep = m.check().unwrap();
+    assert!(!rep.clean, "{rep:?}");
+    assert_eq!((rep.events_mismatch, rep.events_mismatch_ids.clone()), (3, vec![plan, lunch, checkup + 5]));
+    drop(m);
+    // The command line reports the same, under the JSON names.
+    let out = cli().args(["--data-root", dir.path().to_str().unwrap(), "--json", "check"]).output().unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["eventsMismatch"], 3, "{v}");
+    assert_eq!(v["eventsMismatchIds"], serde_json::json!([plan, lunch, checkup + 5]), "{v}");
+    assert_eq!(v["clean"], false);
+}

@@ -72,15 +72,8 @@ fn the_rankers_differ_on_the_labelled_set_by_exactly_the_idf_and_the_length() {
             let cfg = Config { ranker: Ranker::Sqlite, timezone: q.root.tz(), ..Config::default() };
             (Some(own), Some(Memory::open(&dir, cfg).unwrap()))
         });
-        // Record time only: the stock ranker gates by the record date alone (it reads no
-        // event windows), so the two are compared over the same candidates.
-        let args = RetrieveArgs {
-            query: q.text.clone(),
-            limit: Some(10),
-            explain: true,
-            record_time_only: true,
-            ..Default::default()
-        };
+        // With event windows: both rankers admit the same rows (record date or event window).
+        let args = RetrieveArgs { query: q.text.clone(), limit: Some(10), explain: true, ..Default::default() };
         let m_own = own.take().unwrap().with_now(q.now);
         let m_stock = stock.take().unwrap().with_now(q.now);
         let (a, b) = (m_own.retrieve(&args).unwrap(), m_stock.retrieve(&args).unwrap());
@@ -142,4 +135,53 @@ fn the_rankers_differ_on_the_labelled_set_by_exactly_the_idf_and_the_length() {
     }
     // 151 questions: 149 scored by BM25, 991 and 981 values compared when this test was written.
     assert!(scored > 140 && stock_values > 900 && own_values > 900, "{scored} {stock_values} {own_values}");
+}
+
+/// A windowed question whose only answer is reachable through an event window: both rankers
+/// admit the same rows (record date in the window, or an event window overlapping it), so the
+/// `sqlite` ranker finds it too (it gated by the record date alone and answered nothing).
+/// "下周三交报告" written Monday 2026-11-23 (Shanghai) names Wednesday 2026-12-02
+/// (tests/it/event_time.rs); asked on Thursday 2026-12-03, "12月2号 报告" is a window on
+/// 2026-12-02, where no entry is recorded; the 11-10 report is outside it and its widening.
+#[test]
+fn both_rankers_admit_an_entry_by_its_event_window() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::common::put(
+        dir.path(),
+        "cold/2026-11/2026-11-23.md",
+        "# 2026-11-23\n- [2026-11-23T02:00:00.000Z] [-] 下周三交报告\n- [2026-11-23T03:00:00.000Z] [-] 午饭吃了牛肉面\n",
+    );
+    crate::common::put(
+        dir.path(),
+        "cold/2026-11/2026-11-10.md",
+        "# 2026-11-10\n- [2026-11-10T02:00:00.000Z] [-] 写完了月度报告\n",
+    );
+    let now = crate::common::at("2026-12-03T04:00:00Z");
+    let open = |ranker| {
+        let cfg = Config { ranker, timezone: chrono_tz::Asia::Shanghai, ..Config::default() };
+        Memory::open(dir.path(), cfg).unwrap().with_now(now)
+    };
+    for ranker in [Ranker::Memlayers, Ranker::Sqlite] {
+        let m = open(ranker);
+        let ask = |record_time_only| {
+            let args =
+                RetrieveArgs {
+                    query: "12月2号 报告".into(), explain: true, record_time_only, ..Default::default()
+                };
+            m.retrieve(&args).unwrap()
+        };
+        let r = ask(false);
+        let inside: Vec<&str> =
+            r.items.iter().filter(|i| i.in_window != Some(false)).map(|i| i.content.as_str()).collect();
+        assert_eq!(inside, ["下周三交报告"], "{ranker:?}");
+        assert_eq!(r.matched, 1, "{ranker:?}");
+        let ex = r.explain.unwrap();
+        assert_eq!(ex.strategy, "bm25-or", "{ranker:?}");
+        assert_eq!(ex.widened, None, "{ranker:?}");
+        let et = ex.event_time.unwrap();
+        assert_eq!((et.matched_by_record_date, et.matched_by_event_window), (0, 1), "{ranker:?}");
+        assert_eq!((et.hits_by_record_date, et.hits_by_event_window), (0, 1), "{ranker:?}");
+        // Gated on record dates only, neither ranker finds anything in the window.
+        assert_eq!(ask(true).matched, 0, "{ranker:?}");
+    }
 }

@@ -40,6 +40,7 @@ mod ranking;
 mod recall_parity;
 mod retrieval_eval;
 mod retrieve;
+mod robust_cli;
 mod robust_files;
 mod root_zone;
 mod serve;

@@ -80,14 +80,23 @@ impl Store {
     }
 
     /// Records, before appending `tail` at byte `at` of the day file `rel`, what is being
-    /// appended (module docs). False when it could not be recorded (the index is full or
-    /// locked): the append goes on without the record, as before.
+    /// appended (module docs). False when it could not be recorded (the index is full, or
+    /// another connection holds SQLite's write lock): the append goes on without the record.
+    /// Never waits for that lock: the canonical file is written first, whatever the index is
+    /// doing (it waited the 10 s busy timeout before appending). The mirror after the append
+    /// still waits, and its failure is a warning.
     fn journal_append(&self, day: NaiveDate, at: usize, tail: &[u8]) -> bool {
         let Ok(tail) = std::str::from_utf8(tail) else { return false };
         let v = serde_json::json!({ "date": day.format("%Y-%m-%d").to_string(), "at": at, "tail": tail });
         self.conn()
             .and_then(|c| {
-                c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", [META_APPEND, &v.to_string()])?;
+                // The connection's own busy timeout, put back whatever the insert gave.
+                let busy_ms: i64 = c.query_row("PRAGMA busy_timeout", [], |r| r.get(0))?;
+                c.busy_timeout(std::time::Duration::ZERO)?;
+                let ins =
+                    c.execute("INSERT OR REPLACE INTO meta(key, value) VALUES(?1, ?2)", [META_APPEND, &v.to_string()]);
+                c.busy_timeout(std::time::Duration::from_millis(busy_ms.max(0) as u64))?;
+                ins?;
                 Ok(())
             })
             .is_ok()
