@@ -169,15 +169,35 @@ pub fn delete_ids(c: &Connection, lo: i64, hi: i64) -> Result<()> {
     Ok(())
 }
 
+/// Window lengths (days) bounding the parts of [`OVERLAP_IDS_SQL`]: the part for windows of at
+/// most `TIERS[k]` days seeks `start_day` from `?1 - TIERS[k]`, in the index of windows longer
+/// than `TIERS[k - 1]` (migration V14: `entry_events_start`, `entry_events_mid`,
+/// `entry_events_long`); windows longer than the last are the last part's
+/// (`entry_events_longer`). A day and a week; a month and "the last 30 days"; a year and "the
+/// last 12 months".
+pub const TIERS: [i64; 3] = [7, 40, 400];
+
 /// The overlap query of the time gate: the ids of entries outside the rowid range `?3..=?4`
 /// (the window's own days, which the record date admits already) with an event window
 /// overlapping the local days `[?1, ?2)` (day numbers): `start_day < ?2 AND end_day > ?1`.
-/// Walks the index `entry_events_end` from `end_day > ?1` (every window that ends after the
-/// question's window starts) and keeps those that start before it ends. An entry with two
-/// such windows comes twice ([`overlapping`] drops the repeat: a `DISTINCT` here made SQLite
-/// scan the whole table in id order instead of walking the index).
-pub const OVERLAP_IDS_SQL: &str =
-    "SELECT id FROM entry_events WHERE end_day > ?1 AND start_day < ?2 AND id NOT BETWEEN ?3 AND ?4";
+/// Split by window length ([`TIERS`]) so that each part is a short range seek on `start_day`:
+/// a window of at most `n` days that ends after `?1` starts after `?1 - n`. An entry may come
+/// more than once (two windows, or one window found by two parts): [`overlapping`] drops the
+/// repeats (a `DISTINCT` here would make SQLite sort or scan instead of seeking).
+pub const OVERLAP_IDS_SQL: &str = "\
+SELECT id FROM entry_events INDEXED BY entry_events_start \
+WHERE start_day > ?1 - 7 AND start_day < ?2 AND end_day > ?1 AND id NOT BETWEEN ?3 AND ?4 \
+UNION ALL \
+SELECT id FROM entry_events INDEXED BY entry_events_mid \
+WHERE end_day - start_day > 7 AND start_day > ?1 - 40 AND start_day < ?2 AND end_day > ?1 \
+AND id NOT BETWEEN ?3 AND ?4 \
+UNION ALL \
+SELECT id FROM entry_events INDEXED BY entry_events_long \
+WHERE end_day - start_day > 40 AND start_day > ?1 - 400 AND start_day < ?2 AND end_day > ?1 \
+AND id NOT BETWEEN ?3 AND ?4 \
+UNION ALL \
+SELECT id FROM entry_events INDEXED BY entry_events_longer \
+WHERE end_day - start_day > 400 AND end_day > ?1 AND start_day < ?2 AND id NOT BETWEEN ?3 AND ?4";
 
 /// The ids [`OVERLAP_IDS_SQL`] gives for the local days `[from, to)` (day numbers) and the
 /// rowid range `range`, ascending, each once. Errors: SQLite's.
@@ -194,6 +214,40 @@ pub fn overlapping(c: &Connection, (from, to): (i64, i64), range: (i64, i64)) ->
 mod tests {
     use super::*;
     use chrono::NaiveDate;
+
+    #[test]
+    fn the_overlap_query_finds_every_overlapping_window_of_any_length() {
+        // entry_events as migrations V13 and V14 make it, in memory.
+        let c = Connection::open_in_memory().unwrap();
+        c.execute_batch(include_str!("../../migrations/V13__entry_events.sql")).unwrap();
+        c.execute_batch(include_str!("../../migrations/V14__entry_events_by_start.sql")).unwrap();
+        // Windows of 1 day to 5 000 days (both sides of every bound of TIERS), starting
+        // every 7th day over 20 years; id = row number.
+        let lens = [1, 7, 8, 31, 40, 41, 100, 366, 400, 401, 1000, 5000];
+        let mut rows = Vec::new();
+        for (k, start) in (730_000..737_300).step_by(7).enumerate() {
+            let len = lens[k % lens.len()];
+            rows.push((k as i64 + 1, start, start + len));
+        }
+        for &(id, s, e) in &rows {
+            insert(&c, id, &[EventDays { start: s, end: e }]).unwrap();
+        }
+        // Questions: a day, a week, a month, a year, 10 years, at several places; the rowid
+        // range excludes ids 1..=10. Expected: the plain overlap test over every row.
+        for (from, len) in [(729_990, 1), (731_000, 7), (733_333, 30), (735_000, 365), (730_500, 3650), (737_400, 1)] {
+            let to = from + len;
+            let want: Vec<i64> =
+                rows.iter().filter(|&&(id, s, e)| s < to && e > from && !(1..=10).contains(&id)).map(|r| r.0).collect();
+            assert_eq!(overlapping(&c, (from, to), (1, 10)).unwrap(), want, "[{from}, {to})");
+        }
+        // The bounds written in the SQL and the migration are TIERS.
+        let v14 = include_str!("../../migrations/V14__entry_events_by_start.sql");
+        for n in TIERS {
+            assert!(OVERLAP_IDS_SQL.contains(&format!("start_day > ?1 - {n} AND")), "{n}");
+            assert!(OVERLAP_IDS_SQL.contains(&format!("end_day - start_day > {n} AND")), "{n}");
+            assert!(v14.contains(&format!("WHERE end_day - start_day > {n};")), "{n}");
+        }
+    }
 
     fn d(y: i32, m: u32, day: u32) -> i64 {
         day_number(NaiveDate::from_ymd_opt(y, m, day).unwrap())
