@@ -615,7 +615,7 @@ fn targets(r: &RootRun, terms: &[(&'static str, String)]) -> String {
     let all = Win::ALL;
     let windows = [Win::Day, Win::Week, Win::Month, Win::Year];
     let modes: [(&str, System); 2] =
-        [("default: through the resident server", |c| &c.served), ("fallback: in-process", |c| &c.cli)];
+        [("through a running server", |c| &c.served), ("default: in-process", |c| &c.cli)];
     for (mode, sys) in modes {
         if mode.starts_with("default") && !r.serve {
             continue;
