@@ -86,7 +86,7 @@ const RELATIONAL_NEXT: [&str; 12] =
 const MID_ALLOW: &str = "的我你他她它咱到至和跟与时要在有是就都也还又去来做";
 
 /// English words that make the next expression something other than a past window.
-const EN_BLOCK: [&str; 21] = [
+const EN_BLOCK: [&str; 20] = [
     "every",
     "each",
     "per",
@@ -102,7 +102,6 @@ const EN_BLOCK: [&str; 21] = [
     "till",
     "by",
     "last",
-    "to",
     "through",
     "thru",
     "between",
