@@ -317,10 +317,16 @@ mod tests {
     #[test]
     fn a_yearless_date_read_as_last_year_and_a_past_bare_weekday_are_dropped() {
         // Saturday 2026-11-21: 12 月 13 日 is read past-preferring as 2025-12-13 (343 days
-        // back: a plan, not a memory) and （周日） as Sunday 11-15 (6 days back): both dropped.
+        // back: a plan, not a memory): dropped. With （周日） after it the parser reads the
+        // date whose weekday it is: 2025-12-13 was a Saturday, 2026-12-13 is a Sunday (three
+        // weeks after Sunday 2026-11-22), so the plan's date, kept.
         // Tuesday 2026-09-01 about 六月 (2026-06, 62 days back) and 去年 (2025, named): kept.
         let t = at("2026-11-21T02:00:00Z");
-        assert_eq!(event_days("和阿杰约定：12 月 13 日（周日）下午合练", t, SH), []);
+        assert_eq!(event_days("和阿杰约定：12 月 13 日下午合练", t, SH), []);
+        assert_eq!(
+            event_days("和阿杰约定：12 月 13 日（周日）下午合练", t, SH),
+            [EventDays { start: d(2026, 12, 13), end: d(2026, 12, 14) }]
+        );
         assert_eq!(event_days("周四有雨", at("2026-11-16T02:00:00Z"), SH), []);
         assert_eq!(
             event_days("比六月重了 2 斤，去年这时候更重", at("2026-09-01T02:00:00Z"), SH),
