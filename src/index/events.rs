@@ -43,7 +43,7 @@ use crate::files::{day_number, local_date};
 /// rebuilt from the day files at its next open, as after a tokenizer change
 /// ([`crate::index::open`]). Raise it whenever the windows an entry gets would change: the
 /// parser's rules (`memlayers-temporal`) or [`event_days`].
-pub const EVENTS_VERSION: i64 = 1;
+pub const EVENTS_VERSION: i64 = 2;
 
 /// Most event windows kept for one entry (the first ones in the text). A line naming more
 /// dates is a list or a log; 8 covers a week's plan written day by day.
@@ -169,35 +169,18 @@ pub fn delete_ids(c: &Connection, lo: i64, hi: i64) -> Result<()> {
     Ok(())
 }
 
-/// Window lengths (days) bounding the parts of [`OVERLAP_IDS_SQL`]: the part for windows of at
-/// most `TIERS[k]` days seeks `start_day` from `?1 - TIERS[k]`, in the index of windows longer
-/// than `TIERS[k - 1]` (migration V14: `entry_events_start`, `entry_events_mid`,
-/// `entry_events_long`); windows longer than the last are the last part's
-/// (`entry_events_longer`). A day and a week; a month and "the last 30 days"; a year and "the
-/// last 12 months".
-pub const TIERS: [i64; 3] = [7, 40, 400];
-
 /// The overlap query of the time gate: the ids of entries outside the rowid range `?3..=?4`
-/// (the window's own days, which the record date admits already) with an event window
-/// overlapping the local days `[?1, ?2)` (day numbers): `start_day < ?2 AND end_day > ?1`.
-/// Split by window length ([`TIERS`]) so that each part is a short range seek on `start_day`:
-/// a window of at most `n` days that ends after `?1` starts after `?1 - n`. An entry may come
-/// more than once (two windows, or one window found by two parts): [`overlapping`] drops the
-/// repeats (a `DISTINCT` here would make SQLite sort or scan instead of seeking).
+/// (the window's own days, which the record date admits already) with an event window that
+/// overlaps the local days `[?1, ?2)` (day numbers), `start_day < ?2 AND end_day > ?1`, and is
+/// no longer than they are, `end_day - start_day <= ?2 - ?1` (docs/event-time.md, "Which event
+/// windows a question admits": "去年" in an entry does not place its event on the day a
+/// question asks about). Such a window starts after `?1 - (?2 - ?1)`, so the statement is one
+/// range seek on `entry_events_start` (migration V15). An entry with two such windows comes
+/// twice: [`overlapping`] drops the repeats (a `DISTINCT` here would make SQLite sort).
 pub const OVERLAP_IDS_SQL: &str = "\
 SELECT id FROM entry_events INDEXED BY entry_events_start \
-WHERE start_day > ?1 - 7 AND start_day < ?2 AND end_day > ?1 AND id NOT BETWEEN ?3 AND ?4 \
-UNION ALL \
-SELECT id FROM entry_events INDEXED BY entry_events_mid \
-WHERE end_day - start_day > 7 AND start_day > ?1 - 40 AND start_day < ?2 AND end_day > ?1 \
-AND id NOT BETWEEN ?3 AND ?4 \
-UNION ALL \
-SELECT id FROM entry_events INDEXED BY entry_events_long \
-WHERE end_day - start_day > 40 AND start_day > ?1 - 400 AND start_day < ?2 AND end_day > ?1 \
-AND id NOT BETWEEN ?3 AND ?4 \
-UNION ALL \
-SELECT id FROM entry_events INDEXED BY entry_events_longer \
-WHERE end_day - start_day > 400 AND end_day > ?1 AND start_day < ?2 AND id NOT BETWEEN ?3 AND ?4";
+WHERE start_day > ?1 - (?2 - ?1) AND start_day < ?2 AND end_day > ?1 AND end_day - start_day <= ?2 - ?1 \
+AND id NOT BETWEEN ?3 AND ?4";
 
 /// The ids [`OVERLAP_IDS_SQL`] gives for the local days `[from, to)` (day numbers) and the
 /// rowid range `range`, ascending, each once. Errors: SQLite's.
@@ -216,14 +199,18 @@ mod tests {
     use chrono::NaiveDate;
 
     #[test]
-    fn the_overlap_query_finds_every_overlapping_window_of_any_length() {
-        // entry_events as migrations V13 and V14 make it, in memory.
+    fn the_overlap_query_finds_every_overlapping_window_no_longer_than_the_question() {
+        // entry_events as migrations V13, V14 and V15 make it, in memory.
         let c = Connection::open_in_memory().unwrap();
-        c.execute_batch(include_str!("../../migrations/V13__entry_events.sql")).unwrap();
-        c.execute_batch(include_str!("../../migrations/V14__entry_events_by_start.sql")).unwrap();
-        // Windows of 1 day to 5 000 days (both sides of every bound of TIERS), starting
-        // every 7th day over 20 years; id = row number.
-        let lens = [1, 7, 8, 31, 40, 41, 100, 366, 400, 401, 1000, 5000];
+        for m in [
+            include_str!("../../migrations/V13__entry_events.sql"),
+            include_str!("../../migrations/V14__entry_events_by_start.sql"),
+            include_str!("../../migrations/V15__entry_events_no_longer_than.sql"),
+        ] {
+            c.execute_batch(m).unwrap();
+        }
+        // Windows of 1 day to 5 000 days, starting every 7th day over 20 years; id = row number.
+        let lens = [1, 2, 7, 8, 30, 31, 40, 41, 100, 365, 366, 400, 401, 1000, 5000];
         let mut rows = Vec::new();
         for (k, start) in (730_000..737_300).step_by(7).enumerate() {
             let len = lens[k % lens.len()];
@@ -233,20 +220,32 @@ mod tests {
             insert(&c, id, &[EventDays { start: s, end: e }]).unwrap();
         }
         // Questions: a day, a week, a month, a year, 10 years, at several places; the rowid
-        // range excludes ids 1..=10. Expected: the plain overlap test over every row.
+        // range excludes ids 1..=10. Expected: the plain test over every row — overlapping and
+        // at most the question's length.
         for (from, len) in [(729_990, 1), (731_000, 7), (733_333, 30), (735_000, 365), (730_500, 3650), (737_400, 1)] {
             let to = from + len;
-            let want: Vec<i64> =
-                rows.iter().filter(|&&(id, s, e)| s < to && e > from && !(1..=10).contains(&id)).map(|r| r.0).collect();
+            let want: Vec<i64> = rows
+                .iter()
+                .filter(|&&(id, s, e)| s < to && e > from && e - s <= len && !(1..=10).contains(&id))
+                .map(|r| r.0)
+                .collect();
             assert_eq!(overlapping(&c, (from, to), (1, 10)).unwrap(), want, "[{from}, {to})");
         }
-        // The bounds written in the SQL and the migration are TIERS.
-        let v14 = include_str!("../../migrations/V14__entry_events_by_start.sql");
-        for n in TIERS {
-            assert!(OVERLAP_IDS_SQL.contains(&format!("start_day > ?1 - {n} AND")), "{n}");
-            assert!(OVERLAP_IDS_SQL.contains(&format!("end_day - start_day > {n} AND")), "{n}");
-            assert!(v14.contains(&format!("WHERE end_day - start_day > {n};")), "{n}");
-        }
+        // Worked by hand: three entries, a 1-day window on day 735 001 (id 100), a 2-day window
+        // [735 000, 735 002) (id 200), a 365-day one [734 900, 735 265) (id 300); all three
+        // overlap day 735 001. A question about that one day admits 100 only (200 and 300 are
+        // longer than a day); about the week [735 000, 735 007): 100 and 200; about the 365
+        // days [734 900, 735 265): all three.
+        let c2 = Connection::open_in_memory().unwrap();
+        c2.execute_batch(include_str!("../../migrations/V13__entry_events.sql")).unwrap();
+        insert(&c2, 100, &[EventDays { start: 735_001, end: 735_002 }]).unwrap();
+        insert(&c2, 200, &[EventDays { start: 735_000, end: 735_002 }]).unwrap();
+        insert(&c2, 300, &[EventDays { start: 734_900, end: 735_265 }]).unwrap();
+        c2.execute_batch(include_str!("../../migrations/V14__entry_events_by_start.sql")).unwrap();
+        c2.execute_batch(include_str!("../../migrations/V15__entry_events_no_longer_than.sql")).unwrap();
+        assert_eq!(overlapping(&c2, (735_001, 735_002), (0, 0)).unwrap(), [100]);
+        assert_eq!(overlapping(&c2, (735_000, 735_007), (0, 0)).unwrap(), [100, 200]);
+        assert_eq!(overlapping(&c2, (734_900, 735_265), (0, 0)).unwrap(), [100, 200, 300]);
     }
 
     fn d(y: i32, m: u32, day: u32) -> i64 {
