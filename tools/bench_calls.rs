@@ -614,10 +614,9 @@ fn targets(r: &RootRun, terms: &[(&'static str, String)]) -> String {
     };
     let all = Win::ALL;
     let windows = [Win::Day, Win::Week, Win::Month, Win::Year];
-    let modes: [(&str, System); 2] =
-        [("default: through the resident server", |c| &c.served), ("fallback: in-process", |c| &c.cli)];
+    let modes: [(&str, System); 2] = [("through a running server", |c| &c.served), ("default: in-process", |c| &c.cli)];
     for (mode, sys) in modes {
-        if mode.starts_with("default") && !r.serve {
+        if mode.starts_with("through") && !r.serve {
             continue;
         }
         let (o, at) = worst(&|c| med(sys(c)) - med(&c.lib), &all);

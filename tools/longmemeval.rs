@@ -5,7 +5,7 @@
 //! ```text
 //! cargo run --release -p memlayers-tools --bin longmemeval -- [--set lme|zh-chat]
 //!     [--data FILE] [--limit N] [--types t1,t2] [--ids id1,id2] [--jobs N] [--misses FILE]
-//!     [--sessions] [--keep] [--pad N]
+//!     [--sessions] [--keep] [--pad N] [--record-time-only]
 //! ```
 //!
 //! * `lme` (default): `../shared/benchmarks/longmemeval/longmemeval_s_cleaned.json.xz` next to
@@ -19,6 +19,9 @@
 //!
 //! `--ids` asks only the questions with those ids; `--keep` leaves each question's data root in
 //! the temporary folder (printed) for a look with the CLI.
+//!
+//! `--record-time-only` asks the `retrieve` mode with `record_time_only: true`: windows admit
+//! entries by their record date only, not by the event windows of their text (an ablation).
 //!
 //! `--pad N` adds to each question's haystack the haystacks of the next N questions (file order,
 //! wrapping): the same questions and answers over an N + 1 times larger memory.
@@ -259,12 +262,13 @@ struct Answer {
 }
 
 /// Asks `q` on `m`, with or without the time parser.
-fn ask(m: &Memory, q: &str, no_time: bool) -> BResult<Answer> {
+fn ask(m: &Memory, q: &str, no_time: bool, record_time_only: bool) -> BResult<Answer> {
     let r = m.retrieve(&RetrieveArgs {
         query: q.into(),
         limit: Some(std::env::var("LME_LIMIT").ok().and_then(|v| v.parse().ok()).unwrap_or(LIMIT)),
         explain: true,
         no_time,
+        record_time_only,
         ..Default::default()
     })?;
     m.discard_deferred_hits();
@@ -371,9 +375,13 @@ struct Outcome {
 }
 
 /// Builds the case's root in `work`, asks the question both ways, removes the root.
-fn run_case(case: &Case, work: &Path, i: usize, sessions_whole: bool, keep: bool) -> BResult<Outcome> {
+fn run_case(case: &Case, work: &Path, i: usize, o: &Opts) -> BResult<Outcome> {
+    let (sessions_whole, keep, record_time_only) = (o.sessions, o.keep, o.record_time_only);
     let go = |m: &Memory| -> BResult<Outcome> {
-        Ok(Outcome { timed: ask(m, &case.question, false)?, plain: ask(m, &case.question, true)? })
+        Ok(Outcome {
+            timed: ask(m, &case.question, false, record_time_only)?,
+            plain: ask(m, &case.question, true, false)?,
+        })
     };
     let root = work.join(format!("q{i}"));
     write_root(case, &root, sessions_whole)?;
@@ -401,6 +409,7 @@ struct Opts {
     ids: Option<Vec<String>>,
     keep: bool,
     pad: usize,
+    record_time_only: bool,
 }
 
 fn parse_args() -> BResult<Opts> {
@@ -415,6 +424,7 @@ fn parse_args() -> BResult<Opts> {
         ids: None,
         keep: false,
         pad: 0,
+        record_time_only: false,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -429,6 +439,7 @@ fn parse_args() -> BResult<Opts> {
             "--sessions" => o.sessions = true,
             "--ids" => o.ids = Some(val()?.split(',').map(str::to_string).collect()),
             "--keep" => o.keep = true,
+            "--record-time-only" => o.record_time_only = true,
             "--pad" => o.pad = val()?.parse().map_err(|e| format!("--pad: {e}"))?,
             _ => return Err(format!("unknown argument {a:?} (see the file's header for usage)").into()),
         }
@@ -507,7 +518,7 @@ fn run() -> BResult<()> {
                     if i >= cases.len() {
                         break;
                     }
-                    let r = run_case(&cases[i], &work, i, o.sessions, o.keep);
+                    let r = run_case(&cases[i], &work, i, &o);
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(r);
                 }
             });

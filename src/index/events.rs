@@ -27,7 +27,8 @@
 //! its record time only.
 //!
 //! The parser runs on every entry of an import, so [`crate::temporal::may_hold_time`] runs
-//! first: a text with no char that can start an expression and no English time word is
+//! first: a text without both a char that can start a Chinese expression and a time anchor
+//! (天 日 周 月 年 号 …, a holiday name), and without a digit or an English time word, is
 //! skipped without a parse.
 
 use chrono::{DateTime, Utc};
@@ -42,7 +43,7 @@ use crate::files::{day_number, local_date};
 /// rebuilt from the day files at its next open, as after a tokenizer change
 /// ([`crate::index::open`]). Raise it whenever the windows an entry gets would change: the
 /// parser's rules (`memlayers-temporal`) or [`event_days`].
-pub const EVENTS_VERSION: i64 = 1;
+pub const EVENTS_VERSION: i64 = 2;
 
 /// Most event windows kept for one entry (the first ones in the text). A line naming more
 /// dates is a list or a log; 8 covers a week's plan written day by day.
@@ -169,14 +170,17 @@ pub fn delete_ids(c: &Connection, lo: i64, hi: i64) -> Result<()> {
 }
 
 /// The overlap query of the time gate: the ids of entries outside the rowid range `?3..=?4`
-/// (the window's own days, which the record date admits already) with an event window
-/// overlapping the local days `[?1, ?2)` (day numbers): `start_day < ?2 AND end_day > ?1`.
-/// Walks the index `entry_events_end` from `end_day > ?1` (every window that ends after the
-/// question's window starts) and keeps those that start before it ends. An entry with two
-/// such windows comes twice ([`overlapping`] drops the repeat: a `DISTINCT` here made SQLite
-/// scan the whole table in id order instead of walking the index).
-pub const OVERLAP_IDS_SQL: &str =
-    "SELECT id FROM entry_events WHERE end_day > ?1 AND start_day < ?2 AND id NOT BETWEEN ?3 AND ?4";
+/// (the window's own days, which the record date admits already) with an event window that
+/// overlaps the local days `[?1, ?2)` (day numbers), `start_day < ?2 AND end_day > ?1`, and is
+/// no longer than they are, `end_day - start_day <= ?2 - ?1` (docs/event-time.md, "Which event
+/// windows a question admits": "去年" in an entry does not place its event on the day a
+/// question asks about). Such a window starts after `?1 - (?2 - ?1)`, so the statement is one
+/// range seek on `entry_events_start` (migration V15). An entry with two such windows comes
+/// twice: [`overlapping`] drops the repeats (a `DISTINCT` here would make SQLite sort).
+pub const OVERLAP_IDS_SQL: &str = "\
+SELECT id FROM entry_events INDEXED BY entry_events_start \
+WHERE start_day > ?1 - (?2 - ?1) AND start_day < ?2 AND end_day > ?1 AND end_day - start_day <= ?2 - ?1 \
+AND id NOT BETWEEN ?3 AND ?4";
 
 /// The ids [`OVERLAP_IDS_SQL`] gives for the local days `[from, to)` (day numbers) and the
 /// rowid range `range`, ascending, each once. Errors: SQLite's.
@@ -193,6 +197,56 @@ pub fn overlapping(c: &Connection, (from, to): (i64, i64), range: (i64, i64)) ->
 mod tests {
     use super::*;
     use chrono::NaiveDate;
+
+    #[test]
+    fn the_overlap_query_finds_every_overlapping_window_no_longer_than_the_question() {
+        // entry_events as migrations V13, V14 and V15 make it, in memory.
+        let c = Connection::open_in_memory().unwrap();
+        for m in [
+            include_str!("../../migrations/V13__entry_events.sql"),
+            include_str!("../../migrations/V14__entry_events_by_start.sql"),
+            include_str!("../../migrations/V15__entry_events_no_longer_than.sql"),
+        ] {
+            c.execute_batch(m).unwrap();
+        }
+        // Windows of 1 day to 5 000 days, starting every 7th day over 20 years; id = row number.
+        let lens = [1, 2, 7, 8, 30, 31, 40, 41, 100, 365, 366, 400, 401, 1000, 5000];
+        let mut rows = Vec::new();
+        for (k, start) in (730_000..737_300).step_by(7).enumerate() {
+            let len = lens[k % lens.len()];
+            rows.push((k as i64 + 1, start, start + len));
+        }
+        for &(id, s, e) in &rows {
+            insert(&c, id, &[EventDays { start: s, end: e }]).unwrap();
+        }
+        // Questions: a day, a week, a month, a year, 10 years, at several places; the rowid
+        // range excludes ids 1..=10. Expected: the plain test over every row — overlapping and
+        // at most the question's length.
+        for (from, len) in [(729_990, 1), (731_000, 7), (733_333, 30), (735_000, 365), (730_500, 3650), (737_400, 1)] {
+            let to = from + len;
+            let want: Vec<i64> = rows
+                .iter()
+                .filter(|&&(id, s, e)| s < to && e > from && e - s <= len && !(1..=10).contains(&id))
+                .map(|r| r.0)
+                .collect();
+            assert_eq!(overlapping(&c, (from, to), (1, 10)).unwrap(), want, "[{from}, {to})");
+        }
+        // Worked by hand: three entries, a 1-day window on day 735 001 (id 100), a 2-day window
+        // [735 000, 735 002) (id 200), a 365-day one [734 900, 735 265) (id 300); all three
+        // overlap day 735 001. A question about that one day admits 100 only (200 and 300 are
+        // longer than a day); about the week [735 000, 735 007): 100 and 200; about the 365
+        // days [734 900, 735 265): all three.
+        let c2 = Connection::open_in_memory().unwrap();
+        c2.execute_batch(include_str!("../../migrations/V13__entry_events.sql")).unwrap();
+        insert(&c2, 100, &[EventDays { start: 735_001, end: 735_002 }]).unwrap();
+        insert(&c2, 200, &[EventDays { start: 735_000, end: 735_002 }]).unwrap();
+        insert(&c2, 300, &[EventDays { start: 734_900, end: 735_265 }]).unwrap();
+        c2.execute_batch(include_str!("../../migrations/V14__entry_events_by_start.sql")).unwrap();
+        c2.execute_batch(include_str!("../../migrations/V15__entry_events_no_longer_than.sql")).unwrap();
+        assert_eq!(overlapping(&c2, (735_001, 735_002), (0, 0)).unwrap(), [100]);
+        assert_eq!(overlapping(&c2, (735_000, 735_007), (0, 0)).unwrap(), [100, 200]);
+        assert_eq!(overlapping(&c2, (734_900, 735_265), (0, 0)).unwrap(), [100, 200, 300]);
+    }
 
     fn d(y: i32, m: u32, day: u32) -> i64 {
         day_number(NaiveDate::from_ymd_opt(y, m, day).unwrap())
@@ -262,10 +316,16 @@ mod tests {
     #[test]
     fn a_yearless_date_read_as_last_year_and_a_past_bare_weekday_are_dropped() {
         // Saturday 2026-11-21: 12 月 13 日 is read past-preferring as 2025-12-13 (343 days
-        // back: a plan, not a memory) and （周日） as Sunday 11-15 (6 days back): both dropped.
+        // back: a plan, not a memory): dropped. With （周日） after it the parser reads the
+        // date whose weekday it is: 2025-12-13 was a Saturday, 2026-12-13 is a Sunday (three
+        // weeks after Sunday 2026-11-22), so the plan's date, kept.
         // Tuesday 2026-09-01 about 六月 (2026-06, 62 days back) and 去年 (2025, named): kept.
         let t = at("2026-11-21T02:00:00Z");
-        assert_eq!(event_days("和阿杰约定：12 月 13 日（周日）下午合练", t, SH), []);
+        assert_eq!(event_days("和阿杰约定：12 月 13 日下午合练", t, SH), []);
+        assert_eq!(
+            event_days("和阿杰约定：12 月 13 日（周日）下午合练", t, SH),
+            [EventDays { start: d(2026, 12, 13), end: d(2026, 12, 14) }]
+        );
         assert_eq!(event_days("周四有雨", at("2026-11-16T02:00:00Z"), SH), []);
         assert_eq!(
             event_days("比六月重了 2 斤，去年这时候更重", at("2026-09-01T02:00:00Z"), SH),

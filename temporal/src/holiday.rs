@@ -96,6 +96,13 @@ const AROUND_WORDS: [&str; 2] = ["前后", "左右"];
 /// English period words: `the National Day holiday`, `the Christmas holidays`, `over Christmas break`.
 const EN_PERIOD_WORDS: [&str; 5] = ["holidays", "holiday", "break", "vacation", "week"];
 
+/// Every Chinese name of every holiday, with or without a period word required after it
+/// (simplified: traditional text is folded before matching). The pre-check's anchors are read
+/// from them ([`crate::precheck`]).
+pub(crate) fn zh_names() -> impl Iterator<Item = &'static str> {
+    HOLIDAYS.iter().flat_map(|h| h.zh.iter().chain(h.suffix_only.iter()).copied())
+}
+
 /// Chars that start a Chinese holiday name (the scanner's cheap first-char filter).
 pub(crate) const ZH_FIRST: &str = "元情三妇五劳青六儿建教国十万双光感平圣除大年春端七中重清冬过母父";
 

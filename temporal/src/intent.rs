@@ -186,8 +186,10 @@ pub(crate) fn keep(t: &Text, groups: Vec<Group>, questions: bool) -> Vec<Group> 
     // A clause recalling what was said names the question's subject: it counts with the question.
     let asked: Vec<bool> =
         cs.iter().zip(&questioned).map(|(&c, &q)| q || (any_asked && is_recall(t, c, &inside))).collect();
-    let habit: Vec<bool> = cs.iter().map(|&c| is_habit(t, c, &inside)).collect();
-    let yearly: Vec<bool> = cs.iter().map(|&c| is_yearly(t, c, &inside)).collect();
+    // The habit and yearly-date words of a clause, looked up only for the clauses holding an
+    // expression whose reading they can drop (most texts have a few clauses and one expression).
+    let habit = |k: usize| is_habit(t, cs[k], &inside);
+    let yearly = |k: usize| is_yearly(t, cs[k], &inside);
     // Clauses are sorted and cover the text: a binary search finds a char's clause.
     let clause_of = |i: usize| cs.partition_point(|&(_, b)| b <= i).min(cs.len().saturating_sub(1));
     groups
@@ -201,11 +203,11 @@ pub(crate) fn keep(t: &Text, groups: Vec<Group>, questions: bool) -> Vec<Group> 
                 .into_iter()
                 .filter(|f| {
                     let s = f.hit.span;
-                    let typical = habit[k] && s.guessed;
-                    let content = yearly[k]
-                        && (s.guessed
-                            || f.hit.head == Head::Numeric
-                            || (f.hit.head == Head::Latin && matches!(f.hit.kind, Kind::Date | Kind::Month)));
+                    let typical = s.guessed && habit(k);
+                    let content = (s.guessed
+                        || f.hit.head == Head::Numeric
+                        || (f.hit.head == Head::Latin && matches!(f.hit.kind, Kind::Date | Kind::Month)))
+                        && yearly(k);
                     !typical && !content
                 })
                 .collect();

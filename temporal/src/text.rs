@@ -29,13 +29,26 @@ static TRAD: LazyLock<HashMap<char, char>> = LazyLock::new(|| {
     v.chunks_exact(2).map(|p| (p[0], p[1])).collect()
 });
 
+/// Bit `c` set when the BMP char `c` is a key of [`TRAD`]: most chars are not, and one bit read
+/// is cheaper than a hash lookup (normalising is done for every char of every text parsed).
+static TRAD_KEYS: LazyLock<Box<[u64; 1024]>> = LazyLock::new(|| {
+    let mut bits = Box::new([0u64; 1024]);
+    for &c in TRAD.keys() {
+        let cp = c as u32;
+        bits[(cp / 64) as usize] |= 1 << (cp % 64);
+    }
+    bits
+});
+
 /// Maps one char to its normalised form (see the module docs).
 pub(crate) fn normalize(c: char) -> char {
     match c {
         'A'..='Z' => c.to_ascii_lowercase(),
+        '\0'..='\u{7F}' => c,
         '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c).to_ascii_lowercase(),
         '\u{3000}' | '\u{00A0}' => ' ',
         '\u{301C}' => '~',
+        '\u{3400}'..='\u{FFFF}' if TRAD_KEYS[(c as u32 / 64) as usize] & (1 << (c as u32 % 64)) == 0 => c,
         _ => TRAD.get(&c).copied().unwrap_or(c),
     }
 }

@@ -13,7 +13,7 @@ use super::calendar::{DateSpan, Third, YearPart, add_days, quarter_of, shift_mon
 use super::hit::{Ctx, Head, Kind, Out};
 use super::numbers::{bounded, digits, year4};
 use super::text::Text;
-use super::zh_relative::SAME_DAY;
+use super::zh_relative::{SAME_DAY, weekday_after};
 use super::{holiday, range};
 
 /// Relative year words and their offset from this year.
@@ -157,6 +157,16 @@ fn month_tail(out: &mut Out, cx: &Ctx, y: Option<i32>, m: u32, j: usize, head: H
     if let Some((d, k)) = bounded(t, jd, 1, 31) {
         for e in ["日", "号"].into_iter().filter_map(|s| t.opt_spaces(k).and_then(|k| t.lit(k, s))) {
             out.push_day(e, resolve(&|y| DateSpan::ymd(y, m, d)), head, Kind::Date);
+            // 12月2日（周三）, 12月2日 星期三: the weekday says which year's date is meant.
+            if let Some((wd, e2)) = weekday_note(t, e) {
+                let span = match y {
+                    None if cx.after.is_none() => {
+                        by_weekday(cx, m, d, wd).or_else(|| resolve(&|y| DateSpan::ymd(y, m, d)))
+                    }
+                    _ => resolve(&|y| DateSpan::ymd(y, m, d)),
+                };
+                out.push_day(e2, span, head, Kind::Date);
+            }
         }
         if let Some(k2) = range::zh_connector(t, k)
             && let Some((d2, k3)) = bounded(t, k2, 1, 31)
@@ -172,6 +182,35 @@ fn month_tail(out: &mut Out, cx: &Ctx, y: Option<i32>, m: u32, j: usize, head: H
             out.push(e, resolve(&|y| DateSpan::third(y, m, part)), Grain::Range, head, Kind::Calendar);
         }
     }
+}
+
+/// A weekday written after a date, `（周三）`, `(星期三)` or ` 周三` at `i`: (0 = Monday, end).
+fn weekday_note(t: &Text, i: usize) -> Option<(u32, usize)> {
+    let j = t.opt_spaces(i)?;
+    match ["（", "("].iter().find_map(|p| t.lit(j, p)) {
+        Some(k) => {
+            let (wd, e) = weekday_after(t, t.opt_spaces(k)?)?;
+            let e = t.opt_spaces(e)?;
+            ["）", ")"].iter().find_map(|p| t.lit(e, p)).map(|e| (wd, e))
+        }
+        None => weekday_after(t, j),
+    }
+}
+
+/// Month `m`, day `d` with no year, written with weekday `wd` (0 = Monday): the latest
+/// occurrence on or before today when it falls on that weekday (past-preferring, as a date
+/// alone), else the next one after today when that one does (a plan: `12月2日（周三）开会`
+/// written on 2026-11-23 names Wednesday 2026-12-02, not Tuesday 2025-12-02); `None` when
+/// neither does (the caller then reads the date alone).
+fn by_weekday(cx: &Ctx, m: u32, d: u32, wd: u32) -> Option<DateSpan> {
+    let on_wd = |s: &DateSpan| s.start.weekday().num_days_from_monday() == wd;
+    let past = cx.yearless(|y| DateSpan::ymd(y, m, d)).filter(on_wd);
+    past.or_else(|| {
+        (cx.today.year()..=cx.today.year() + 1)
+            .filter_map(|y| DateSpan::ymd(y, m, d))
+            .find(|s| s.start > cx.today)
+            .filter(on_wd)
+    })
 }
 
 /// `第N周` `第N个星期` `第N个礼拜` (N = 1..=6) or `最后一周` at `i`: (N, 0 for the last, end).

@@ -149,7 +149,7 @@ fn push_with_pod(out: &mut Out, e: usize, span: Option<DateSpan>, unit: Unit) {
 }
 
 /// A weekday word at `i` (`周二`, `星期二`, `礼拜天`): (0 = Monday, end).
-fn weekday_after(t: &super::text::Text, i: usize) -> Option<(u32, usize)> {
+pub(crate) fn weekday_after(t: &super::text::Text, i: usize) -> Option<(u32, usize)> {
     ["周", "星期", "礼拜"].iter().find_map(|w| {
         let j = t.lit(i, w)?;
         Some((t.at(j).and_then(weekday_char)?, j + 1))

@@ -116,9 +116,10 @@ fn an_index_made_by_the_v7_schema_is_rebuilt_and_answers_as_a_new_one() {
     let kind: String = c.query_row("SELECT type FROM sqlite_schema WHERE name = 'entries'", [], |r| r.get(0)).unwrap();
     assert_eq!(kind, "view");
     // V8, then V9 (fts_counts), V10 (layer_files.ctime_ns), V11 (entry_lens), V12 (no
-    // usage_decay index) and V13 (entry_events), the newest.
+    // usage_decay index), V13 (entry_events), V14 (its indexes by start day) and V15 (one of
+    // them left), the newest.
     let version: i64 = c.query_row("SELECT max(version) FROM refinery_schema_history", [], |r| r.get(0)).unwrap();
-    assert_eq!(version, 13);
+    assert_eq!(version, 15);
     // V11: one entry_lens row per day file with entries, 2 bytes an entry; no FTS5 docsize.
     let (days, bytes): (i64, i64) =
         c.query_row("SELECT count(*), sum(length(lens)) FROM entry_lens", [], |r| Ok((r.get(0)?, r.get(1)?))).unwrap();

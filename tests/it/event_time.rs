@@ -298,12 +298,67 @@ fn the_overlap_query_walks_its_index() {
         .unwrap()
         .map(Result::unwrap)
         .collect();
-    // SQLite's wording for a range seek on the index that holds every column the query reads.
-    assert!(
-        plan.iter().any(|d| d.starts_with("SEARCH entry_events USING COVERING INDEX entry_events_end (end_day>?)")),
+    // SQLite's wording for a range seek on an index that holds every column the query reads:
+    // the one seek by start day (windows no longer than the question's start after its start
+    // minus its length).
+    assert_eq!(
+        plan,
+        ["SEARCH entry_events USING COVERING INDEX entry_events_start (start_day>? AND start_day<?)"],
         "{plan:?}"
     );
     assert!(!plan.iter().any(|d| d.starts_with("SCAN")), "{plan:?}");
+}
+
+/// The import's pre-check (`memlayers::temporal::may_hold_time`, which skips the parse of an
+/// entry that cannot name a time) never skips a text the parser reads a window from, on the
+/// real texts this repository holds: every line of the evaluation archives (three public
+/// daily-note collections) and of the bundled example archive (entry lines as their content,
+/// at their own timestamp), every evaluation question at its own "now", and every line of the
+/// evaluation conversations. A skipped text with a window would be an entry without its event
+/// windows.
+#[test]
+fn the_precheck_passes_every_text_with_a_window_in_the_evaluation_data() {
+    use chrono::{DateTime, Utc};
+    use memlayers::files::entry::{LineKind, parse_line};
+    use memlayers::temporal::{may_hold_time, parse, parse_all};
+    let tz: chrono_tz::Tz = "Asia/Shanghai".parse().unwrap();
+    let noon: DateTime<Utc> = "2026-11-29T04:00:00Z".parse().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut texts: Vec<(String, DateTime<Utc>, String)> = Vec::new();
+    for dir in ["tests/data/eval/archives", "examples/archive/cold"] {
+        for f in walkdir::WalkDir::new(root.join(dir)).into_iter().map(Result::unwrap) {
+            if !f.file_type().is_file() {
+                continue;
+            }
+            let body = std::fs::read_to_string(f.path()).unwrap();
+            for (k, line) in body.lines().enumerate() {
+                let at = format!("{}:{}", f.path().display(), k + 1);
+                match parse_line(line) {
+                    LineKind::Entry(e) => texts.push((e.content, e.ts, at)),
+                    _ => texts.push((line.to_string(), noon, at)),
+                }
+            }
+        }
+    }
+    let questions = std::fs::read_to_string(root.join("tests/data/eval/questions.tsv")).unwrap();
+    for (k, line) in questions.lines().enumerate().filter(|(_, l)| !l.starts_with('#')) {
+        let cols: Vec<&str> = line.split('\t').collect();
+        let now: DateTime<Utc> = DateTime::parse_from_rfc3339(cols[2]).unwrap().into();
+        texts.push((cols[3].to_string(), now, format!("questions.tsv:{}", k + 1)));
+    }
+    let talks = std::fs::read_to_string(root.join("tests/data/eval/conversations.txt")).unwrap();
+    for (k, line) in talks.lines().enumerate() {
+        texts.push((line.to_string(), noon, format!("conversations.txt:{}", k + 1)));
+    }
+    let mut with_window = 0;
+    for (text, now, at) in &texts {
+        if parse(text, *now, tz).window.is_some() || !parse_all(text, *now, tz).is_empty() {
+            with_window += 1;
+            assert!(may_hold_time(text), "{at}: {text:?} has a window but fails the pre-check");
+        }
+    }
+    // The data is full of dates: 1 618 of these texts have a window at this commit.
+    assert!(with_window >= 1000, "only {with_window} texts with a window");
 }
 
 /// `check` parses every entry's text again and reports the entries whose stored event windows
@@ -347,4 +402,51 @@ fn check_reports_entries_whose_stored_event_windows_differ_from_their_text() {
     assert_eq!(v["eventsMismatch"], 3, "{v}");
     assert_eq!(v["eventsMismatchIds"], serde_json::json!([plan, lunch, checkup + 5]), "{v}");
     assert_eq!(v["clean"], false);
+}
+
+/// A per-call process (the CLI) checks, before a windowed question, the day files of the window
+/// and of the `NEAR_DAYS` (31) + L days on either side of a window of L days, where a line
+/// naming the window in relative words is written; a hand edit farther away reaches the gate at
+/// the next check of every file (here an unwindowed query), never lost.
+#[test]
+fn a_per_call_windowed_question_checks_the_days_near_its_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    put(root, "cold/2026-11/2026-11-10.md", "# 2026-11-10\n- [2026-11-10T02:00:00.000Z] [-] 写完了月度报告\n");
+    let run = |args: &[&str]| -> serde_json::Value {
+        let o = cli()
+            .args(["--json", "--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai"])
+            .args(["--now", "2026-12-03T04:00:00Z"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    // Asked on Thursday 2026-12-03: 12月2号 = 2026-12-02, a one-day window; 合练 is scored.
+    let in_window = || -> Vec<String> {
+        let v = run(&["retrieve", "12月2号 合练"]);
+        let mut c: Vec<String> = v["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|i| i["inWindow"] != serde_json::json!(false))
+            .map(|i| i["content"].as_str().unwrap().to_string())
+            .collect();
+        c.sort();
+        c
+    };
+    assert_eq!(in_window(), Vec::<String>::new());
+    // Written by hand on Monday 11-23, 9 days before the window (within 31 + 1): 下周三 =
+    // 2026-12-02. The next windowed call sees it.
+    put(root, "cold/2026-11/2026-11-23.md", "# 2026-11-23\n- [2026-11-23T02:00:00.000Z] [-] 下周三合练\n");
+    assert_eq!(in_window(), ["下周三合练"]);
+    // Written by hand on 2026-01-05, 331 days before: an absolute date naming 2026-12-02. A
+    // windowed call does not check that file; an unwindowed one checks every file, and from
+    // then on the gate admits it.
+    put(root, "cold/2026-01/2026-01-05.md", "# 2026-01-05\n- [2026-01-05T02:00:00.000Z] [-] 2026年12月2日合练\n");
+    assert_eq!(in_window(), ["下周三合练"]);
+    let all = run(&["retrieve", "合练"]);
+    assert_eq!(all["items"].as_array().unwrap().len(), 2);
+    assert_eq!(in_window(), ["2026年12月2日合练", "下周三合练"]);
 }
