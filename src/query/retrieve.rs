@@ -685,7 +685,7 @@ impl Reader<'_> {
 }
 
 /// Days beyond a window's own length on either side whose day files a windowed query checks
-/// for lines naming the window ([`Gate::sync_scope`]): a month, the reach of the relative
+/// for lines naming the window (`Gate::sync_scope`): a month, the reach of the relative
 /// words a note uses for its neighbourhood (上个月, last month, 下周三).
 pub const NEAR_DAYS: i64 = 31;
 
