@@ -203,6 +203,11 @@ impl Store {
             return Err(Error::bad("data-root", format!("{} exists and is not a folder", root.display())));
         }
         std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
+        // The root's real path: the index is opened with SQLite's NOFOLLOW, which refuses a
+        // symlink in any component of the path (a symlinked home, data folder, or macOS's
+        // /tmp → /private/tmp), while a link planted inside the root stays refused.
+        #[cfg(unix)]
+        let root = std::fs::canonicalize(&root).map_err(|e| Error::io(&root, e))?;
         let read_only = crate::files::read_only_cause(&root);
         let (pool, state, mut warnings, ro_index) = match &read_only {
             None => {

@@ -291,3 +291,41 @@ fn a_summaries_folder_symlinked_out_of_the_root_is_a_clear_error_not_a_read() {
     assert!(matches!(Memory::open(&s.root, config()).unwrap_err(), Error::OutsideRoot(_)));
     assert_eq!(snapshot(&s.outside), before);
 }
+
+/// A data root reached through a symlink (the root itself, or a folder above it: a symlinked
+/// home or data folder, macOS's /tmp → /private/tmp) is the folder it points to: the CLI
+/// writes and answers there (the index is opened by its real path; SQLite's NOFOLLOW, which
+/// keeps a link planted inside the root refused, refuses a link anywhere in the path).
+#[cfg(unix)]
+#[test]
+fn a_data_root_reached_through_a_symlink_is_the_folder_it_points_to() {
+    let dir = tempfile::tempdir().unwrap();
+    let real = dir.path().join("real");
+    std::fs::create_dir_all(real.join("root")).unwrap();
+    std::os::unix::fs::symlink(&real, dir.path().join("up")).unwrap();
+    std::os::unix::fs::symlink(real.join("root"), dir.path().join("link")).unwrap();
+    let run = |root: &Path, args: &[&str]| {
+        let o = cli()
+            .args(["--json", "--data-root", root.to_str().unwrap(), "--tz", "Asia/Shanghai"])
+            .args(["--now", "2026-11-20T04:00:00Z"])
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{args:?}: {}", String::from_utf8_lossy(&o.stderr));
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    run(&dir.path().join("link"), &["write", "经由链接写入"]);
+    run(&dir.path().join("up/root"), &["write", "经由上级链接写入"]);
+    // Both lines are in the real folder's day file (2026-11-20 in Shanghai), in order.
+    let day = std::fs::read_to_string(real.join("root/cold/2026-11/2026-11-20.md")).unwrap();
+    let lines: Vec<&str> = day.lines().filter(|l| l.starts_with("- ")).collect();
+    assert_eq!(lines.len(), 2, "{day}");
+    assert!(lines[0].ends_with("经由链接写入") && lines[1].ends_with("经由上级链接写入"), "{day}");
+    // And each path answers from the same index.
+    for root in [dir.path().join("link"), dir.path().join("up/root"), real.join("root")] {
+        let v = run(&root, &["recall", "写入", "--mode", "or"]);
+        assert_eq!(v["matched"], 2, "{}", root.display());
+    }
+    assert!(real.join("root/index.sqlite3").is_file());
+    assert!(!dir.path().join("link").join("index.sqlite3").symlink_metadata().unwrap().file_type().is_symlink());
+}
