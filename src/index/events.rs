@@ -43,7 +43,7 @@ use crate::files::{day_number, local_date};
 /// rebuilt from the day files at its next open, as after a tokenizer change
 /// ([`crate::index::open`]). Raise it whenever the windows an entry gets would change: the
 /// parser's rules (`memlayers-temporal`) or [`event_days`].
-pub const EVENTS_VERSION: i64 = 2;
+pub const EVENTS_VERSION: i64 = 3;
 
 /// Most event windows kept for one entry (the first ones in the text). A line naming more
 /// dates is a list or a log; 8 covers a week's plan written day by day.
@@ -122,6 +122,7 @@ pub fn event_days(text: &str, ts: DateTime<Utc>, tz: Tz) -> Vec<EventDays> {
     }
     let record = day_number(local_date(ts, tz));
     let chars: Vec<char> = text.chars().collect();
+    let quotes = quoted(&chars);
     for w in crate::temporal::parse_all(text, ts, tz) {
         if out.len() >= MAX_EVENTS {
             break;
@@ -132,12 +133,52 @@ pub fn event_days(text: &str, ts: DateTime<Utc>, tz: Tz) -> Vec<EventDays> {
         // this month's 5th).
         let start = w.spans.first().map_or(0, |s| s.0).min(chars.len());
         let range_end = ends_with_connector(&chars[..start]);
+        // A time word in quotes is a word quoted, not a time the line is about ("queries such
+        // as 'last week' and “上周” now work").
+        let end = w.spans.last().map_or(start, |s| s.1);
+        let in_quotes = quotes.iter().any(|&(a, b)| a <= start && end <= b);
         if !range_end
+            && !in_quotes
             && ev != (EventDays { start: record, end: record + 1 })
             && keep(&w.matched, ev.start, ev.end, record)
             && !out.contains(&ev)
         {
             out.push(ev);
+        }
+    }
+    out
+}
+
+/// The quoted stretches of `chars` as char offsets `[open + 1, close)`: between “ ”, ‘ ’, 「 」,
+/// 『 』, a pair of `"`, or a pair of `'` whose first stands after no letter or digit and whose
+/// second before none (so the apostrophes of "I'm" and "didn't" quote nothing).
+fn quoted(chars: &[char]) -> Vec<(usize, usize)> {
+    let word = |i: Option<&char>| i.is_some_and(|c| c.is_alphanumeric());
+    let mut out = Vec::new();
+    let mut open: Option<(usize, char)> = None;
+    for (i, &c) in chars.iter().enumerate() {
+        match open {
+            None => {
+                let opens = match c {
+                    '“' | '‘' | '「' | '『' | '"' => true,
+                    '\'' => !word(i.checked_sub(1).and_then(|j| chars.get(j))) && word(chars.get(i + 1)),
+                    _ => false,
+                };
+                if opens {
+                    open = Some((i, c));
+                }
+            }
+            Some((a, o)) => {
+                let closes = match (o, c) {
+                    ('“', '”') | ('‘', '’') | ('「', '」') | ('『', '』') | ('"', '"') => true,
+                    ('\'', '\'') => !word(chars.get(i + 1)),
+                    _ => false,
+                };
+                if closes {
+                    out.push((a + 1, i));
+                    open = None;
+                }
+            }
         }
     }
     out
@@ -172,15 +213,16 @@ pub fn delete_ids(c: &Connection, lo: i64, hi: i64) -> Result<()> {
 /// The overlap query of the time gate: the ids of entries outside the rowid range `?3..=?4`
 /// (the window's own days, which the record date admits already) with an event window that
 /// overlaps the local days `[?1, ?2)` (day numbers), `start_day < ?2 AND end_day > ?1`, and is
-/// no longer than they are, `end_day - start_day <= ?2 - ?1` (docs/event-time.md, "Which event
-/// windows a question admits": "去年" in an entry does not place its event on the day a
-/// question asks about). Such a window starts after `?1 - (?2 - ?1)`, so the statement is one
+/// no longer than they are, `end_day - start_day <= ?2 - ?1`, with at least half its days
+/// inside them (docs/event-time.md, "Which event windows a question admits": "去年" in an
+/// entry does not place its event on the day a question asks about, nor does "last week" said
+/// on a Monday place it in the month that ended the day before). Such a window starts after `?1 - (?2 - ?1)`, so the statement is one
 /// range seek on `entry_events_start` (migration V15). An entry with two such windows comes
 /// twice: [`overlapping`] drops the repeats (a `DISTINCT` here would make SQLite sort).
 pub const OVERLAP_IDS_SQL: &str = "\
 SELECT id FROM entry_events INDEXED BY entry_events_start \
 WHERE start_day > ?1 - (?2 - ?1) AND start_day < ?2 AND end_day > ?1 AND end_day - start_day <= ?2 - ?1 \
-AND id NOT BETWEEN ?3 AND ?4";
+AND 2 * (min(end_day, ?2) - max(start_day, ?1)) >= end_day - start_day AND id NOT BETWEEN ?3 AND ?4";
 
 /// The ids [`OVERLAP_IDS_SQL`] gives for the local days `[from, to)` (day numbers) and the
 /// rowid range `range`, ascending, each once. Errors: SQLite's.
@@ -226,7 +268,13 @@ mod tests {
             let to = from + len;
             let want: Vec<i64> = rows
                 .iter()
-                .filter(|&&(id, s, e)| s < to && e > from && e - s <= len && !(1..=10).contains(&id))
+                .filter(|&&(id, s, e)| {
+                    s < to
+                        && e > from
+                        && e - s <= len
+                        && 2 * (e.min(to) - s.max(from)) >= e - s
+                        && !(1..=10).contains(&id)
+                })
                 .map(|r| r.0)
                 .collect();
             assert_eq!(overlapping(&c, (from, to), (1, 10)).unwrap(), want, "[{from}, {to})");
@@ -246,6 +294,11 @@ mod tests {
         assert_eq!(overlapping(&c2, (735_001, 735_002), (0, 0)).unwrap(), [100]);
         assert_eq!(overlapping(&c2, (735_000, 735_007), (0, 0)).unwrap(), [100, 200]);
         assert_eq!(overlapping(&c2, (734_900, 735_265), (0, 0)).unwrap(), [100, 200, 300]);
+        // Half inside: the 2-day window [735 000, 735 002) has 1 of its 2 days in [735 001,
+        // 735 008) (admitted), a 7-day one [734 995, 735 002) only 1 of 7 (not).
+        insert(&c2, 400, &[EventDays { start: 734_995, end: 735_002 }]).unwrap();
+        assert_eq!(overlapping(&c2, (735_001, 735_008), (0, 0)).unwrap(), [100, 200]);
+        assert_eq!(overlapping(&c2, (734_998, 735_005), (0, 0)).unwrap(), [100, 200, 400]);
     }
 
     fn d(y: i32, m: u32, day: u32) -> i64 {
@@ -257,6 +310,18 @@ mod tests {
     }
 
     const SH: Tz = chrono_tz::Asia::Shanghai;
+
+    #[test]
+    fn a_time_word_in_quotes_is_no_event_time() {
+        // Sunday 2026-11-08 10:00 in Shanghai. Quoted, 'last week' and “上周” are words quoted;
+        // unquoted, last week = the Monday-week before this one, 10-26 … 11-01.
+        let at8 = at("2026-11-08T02:00:00Z");
+        assert_eq!(event_days("queries such as 'last week' and “上周” now work", at8, SH), []);
+        assert_eq!(event_days("他说「上周」很忙", at8, SH), []);
+        let last_week = [EventDays { start: d(2026, 10, 26), end: d(2026, 11, 2) }];
+        assert_eq!(event_days("I didn't finish it last week", at8, SH), last_week);
+        assert_eq!(event_days("the 'demo' went well last week", at8, SH), last_week);
+    }
 
     #[test]
     fn a_plan_names_next_wednesday() {

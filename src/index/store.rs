@@ -202,7 +202,12 @@ impl Store {
         if root.exists() && !root.is_dir() {
             return Err(Error::bad("data-root", format!("{} exists and is not a folder", root.display())));
         }
-        std::fs::create_dir_all(&root).map_err(|e| Error::io(&root, e))?;
+        std::fs::create_dir_all(&root).map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotADirectory => {
+                Error::bad("data-root", format!("{} cannot be a folder: a part of its path is a file", root.display()))
+            }
+            _ => Error::io(&root, e),
+        })?;
         // The root's real path: the index is opened with SQLite's NOFOLLOW, which refuses a
         // symlink in any component of the path (a symlinked home, data folder, or macOS's
         // /tmp → /private/tmp), while a link planted inside the root stays refused.

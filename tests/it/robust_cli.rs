@@ -307,3 +307,17 @@ fn a_corrupt_usage_json_within_the_throttle_is_kept_aside_and_replaced_at_once()
     assert_eq!((out.status.code(), text(&out.stderr)), (Some(0), String::new()));
     assert!(!dir.path().join("usage.json.corrupt-1").exists());
 }
+
+/// A data root under a regular file (`notes.txt/sub`) is bad input: exit 2 naming the data
+/// root, nothing created.
+#[test]
+fn a_data_root_under_a_file_is_bad_input() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("notes.txt"), "x").unwrap();
+    let root = dir.path().join("notes.txt/sub");
+    let o = ml(&["--data-root", root.to_str().unwrap(), "write", "一条"]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("data-root") && err.contains("a part of its path is a file"), "{err}");
+    assert_eq!(std::fs::read_to_string(dir.path().join("notes.txt")).unwrap(), "x");
+}
