@@ -43,7 +43,7 @@ use crate::files::{day_number, local_date};
 /// rebuilt from the day files at its next open, as after a tokenizer change
 /// ([`crate::index::open`]). Raise it whenever the windows an entry gets would change: the
 /// parser's rules (`memlayers-temporal`) or [`event_days`].
-pub const EVENTS_VERSION: i64 = 3;
+pub const EVENTS_VERSION: i64 = 4;
 
 /// Most event windows kept for one entry (the first ones in the text). A line naming more
 /// dates is a list or a log; 8 covers a week's plan written day by day.
@@ -136,7 +136,8 @@ pub fn event_days(text: &str, ts: DateTime<Utc>, tz: Tz) -> Vec<EventDays> {
         // A time word in quotes is a word quoted, not a time the line is about ("queries such
         // as 'last week' and “上周” now work").
         let end = w.spans.last().map_or(start, |s| s.1);
-        let in_quotes = quotes.iter().any(|&(a, b)| a <= start && end <= b);
+        let in_quotes =
+            quotes.iter().any(|&(a, b)| a <= start && end <= b) || listed_with_quoted(&chars, start, end, &quotes);
         if !range_end
             && !in_quotes
             && ev != (EventDays { start: record, end: record + 1 })
@@ -182,6 +183,20 @@ fn quoted(chars: &[char]) -> Vec<(usize, usize)> {
         }
     }
     out
+}
+
+/// True when the expression at `[start, end)` is listed with a quoted one, a connector between
+/// them ("'last week' and 上周", "上周、“昨天”"): an example given beside a quoted example.
+fn listed_with_quoted(chars: &[char], start: usize, end: usize, quotes: &[(usize, usize)]) -> bool {
+    const JOIN: [&str; 10] = ["and", "or", "和", "与", "或", "、", "/", ",", "，", "&"];
+    let joins = |between: &[char]| {
+        let t: String = between.iter().collect();
+        JOIN.contains(&t.trim())
+    };
+    quotes.iter().any(|&(a, b)| {
+        // The closing quote is at `b`, the opening one at `a - 1`.
+        (b < start && joins(&chars[b + 1..start])) || (end < a && joins(&chars[end..a - 1]))
+    })
 }
 
 /// True when `before` ends with a range connector (到 至 ~ - — 〜), spaces after it allowed.
@@ -318,6 +333,10 @@ mod tests {
         let at8 = at("2026-11-08T02:00:00Z");
         assert_eq!(event_days("queries such as 'last week' and “上周” now work", at8, SH), []);
         assert_eq!(event_days("他说「上周」很忙", at8, SH), []);
+        // Listed beside a quoted example (the example archive's release note of 11-08).
+        let note = "tidemark v0.2.0 released on crates.io: time-window queries such as 'last week' and 上周 now work.";
+        assert_eq!(event_days(note, at8, SH), []);
+        assert_eq!(event_days("上周、“昨天”这样的说法都能用", at8, SH), []);
         let last_week = [EventDays { start: d(2026, 10, 26), end: d(2026, 11, 2) }];
         assert_eq!(event_days("I didn't finish it last week", at8, SH), last_week);
         assert_eq!(event_days("the 'demo' went well last week", at8, SH), last_week);

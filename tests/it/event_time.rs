@@ -450,3 +450,20 @@ fn a_per_call_windowed_question_checks_the_days_near_its_window() {
     assert_eq!(all["items"].as_array().unwrap().len(), 2);
     assert_eq!(in_window(), ["2026年12月2日合练", "下周三合练"]);
 }
+
+/// The demo's question "tidemark last month" (now = Sunday 2026-11-29 20:00 in Shanghai:
+/// last month = October) on the bundled example archive: the answers inside the window are
+/// October's tidemark entries and a note about October. The 11-08 release note that lists 'last week' and 上周 as
+/// examples names no time of its own (quoted, or listed beside a quoted example), so it is
+/// not admitted into October by the 上周 it mentions (10-26 … 11-01 from 11-08).
+#[test]
+fn the_demos_tidemark_question_answers_from_october() {
+    let (_d, m) = example_at("2026-11-29T12:00:00Z");
+    let r = ask(&m, "tidemark last month", false);
+    let inside: Vec<&str> = r.items.iter().filter(|i| i.in_window == Some(true)).map(|i| i.date.as_str()).collect();
+    // October's two tidemark lines (short, so BM25 ranks them first), then the 11-01 review
+    // whose text is about October (十月复盘: admitted by its event window, a month inside the
+    // month asked about).
+    assert_eq!(inside, ["2026-10-25", "2026-10-11", "2026-11-01"]);
+    assert!(r.items.iter().all(|i| !(i.in_window == Some(true) && i.content.contains("v0.2.0 released"))));
+}
