@@ -16,7 +16,7 @@
 //! * the message sets, one file each in tools/data/ (zh_chat.txt's header describes the format,
 //!   which they share; each file's header says how it was written): each message is its own
 //!   "session", so session recall is message recall; a question's root holds the messages
-//!   written by its time (an answer message written later is an error of the file).
+//!   written by its time (an answer message written later is warned about: it cannot be found).
 //!   * `zh-chat`: tools/data/zh_chat.txt, one user's messages to an assistant, questions about
 //!     them;
 //!   * `zh-dialogue`: tools/data/zh_dialogue.txt, one user's chat with a companion assistant;
@@ -175,8 +175,9 @@ fn load_lme(path: &Path) -> BResult<Vec<Case>> {
 }
 
 /// Reads a message set (tools/data/zh_chat.txt and the others; format in zh_chat.txt's header).
-/// Errors: a malformed line, a repeated message id, an answer id that is no message or whose
-/// message is written after the question's time (it would never be in the question's root).
+/// Errors: a malformed line, a repeated message id, an answer id that is no message. An answer
+/// written after its question's time (never in the question's root, so never found) is warned
+/// about on stderr.
 fn load_messages(path: &Path) -> BResult<Vec<Case>> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
     let mut sessions: Vec<Session> = Vec::new();
@@ -211,11 +212,16 @@ fn load_messages(path: &Path) -> BResult<Vec<Case>> {
             .map(|a| {
                 let i = *ids.get(a.trim()).ok_or_else(|| at(format!("answer {a:?} is no message id")))?;
                 if sessions[i].start > now.and_utc() {
-                    return Err(at(format!("answer {a:?} is written after the question's time {now}")));
+                    // A warning, not an error: zh_chat.txt has one such question (line 227),
+                    // kept as it is so that its figures stay comparable.
+                    eprintln!(
+                        "longmemeval: warning: {}: it is not in the question's data root",
+                        at(format!("answer {a:?} is written after the question's time {now}"))
+                    );
                 }
                 Ok(i)
             })
-            .collect::<Result<HashSet<_>, _>>()?;
+            .collect::<Result<HashSet<usize>, String>>()?;
         out.push(Case {
             id: format!("line{n}"),
             kind: kind.to_string(),
