@@ -32,7 +32,8 @@
 //! entries by their record date only, not by the event windows of their text (an ablation).
 //!
 //! `--pad N` adds to each question's haystack the haystacks of the next N questions (file order,
-//! wrapping): the same questions and answers over an N + 1 times larger memory.
+//! wrapping): the same questions and answers over an N + 1 times larger memory (`lme` only: the
+//! message sets share one haystack, which padding would only copy).
 //!
 //! `--sessions` indexes one entry per session (its user turns joined) instead of one per turn
 //! (turn recall is then not measured). Each user turn becomes one entry of the cold file of its session's date (zone UTC), at the
@@ -468,6 +469,10 @@ fn parse_args() -> BResult<Opts> {
     }
     if !matches!(o.set.as_str(), "lme" | "zh-chat" | "zh-dialogue" | "en-conv") {
         return Err(format!("--set {:?}: expected lme, zh-chat, zh-dialogue or en-conv", o.set).into());
+    }
+    if o.pad > 0 && o.set != "lme" {
+        // The message sets share one haystack: padding would add copies of the answers.
+        return Err(format!("--pad is for --set lme only (--set {} shares one haystack)", o.set).into());
     }
     if o.jobs == 0 {
         return Err("--jobs must be at least 1".into());

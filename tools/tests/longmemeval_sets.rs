@@ -52,8 +52,11 @@ fn a_late_answer_is_warned_about_and_an_unknown_one_refused() {
 }
 
 #[test]
-fn an_unknown_set_is_refused() {
+fn an_unknown_set_and_a_padded_message_set_are_refused() {
     let out = run(&["--set", "en"]);
     assert_eq!(out.status.code(), Some(2));
     assert!(text(&out.stderr).contains("expected lme, zh-chat, zh-dialogue or en-conv"), "{}", text(&out.stderr));
+    let out = run(&["--set", "en-conv", "--pad", "1"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("--pad is for --set lme only (--set en-conv shares one haystack)"));
 }
