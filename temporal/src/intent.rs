@@ -190,9 +190,10 @@ fn is_remark(t: &Text, cs: &[Clause], inside: &[bool]) -> bool {
                 return true;
             }
         }
-        SUBJECT_ZH.iter().find_map(|p| t.lit(s, p)).is_some_and(|k| {
-            (k..e).any(|i| !inside(i) && t.at(i).is_some_and(|c| DONE_ZH.contains(c)))
-        })
+        SUBJECT_ZH
+            .iter()
+            .find_map(|p| t.lit(s, p))
+            .is_some_and(|k| (k..e).any(|i| !inside(i) && t.at(i).is_some_and(|c| DONE_ZH.contains(c))))
     })
 }
 
@@ -249,11 +250,7 @@ pub(crate) fn keep(t: &Text, groups: Vec<Group>, questions: bool) -> Vec<Group> 
     let questioned: Vec<bool> = cs.iter().map(|&c| questions && is_question(t, c, &inside)).collect();
     let any_asked = questioned.iter().any(|&q| q);
     // A remark (no question, no recall of what was said) tells something new: no window.
-    if questions
-        && !any_asked
-        && !cs.iter().any(|&c| is_recall(t, c, &inside))
-        && is_remark(t, &cs, &inside)
-    {
+    if questions && !any_asked && !cs.iter().any(|&c| is_recall(t, c, &inside)) && is_remark(t, &cs, &inside) {
         return Vec::new();
     }
     // A clause recalling what was said names the question's subject: it counts with the question.

@@ -8,8 +8,8 @@
 
 use chrono::NaiveDate;
 
-pub(crate) use super::hit::Hit;
 use super::calendar::{DateSpan, add_days};
+pub(crate) use super::hit::Hit;
 use super::hit::{Ctx, Kind, Out};
 use super::numbers::is_numeral;
 use super::text::{Text, is_latin_word};
