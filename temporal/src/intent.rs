@@ -103,8 +103,9 @@ fn clauses(t: &Text, inside: &[bool]) -> Vec<Clause> {
                     }
                     // 答对了 猜对了 (a verb's result) and 说话说得 are no openers.
                     let before = t.before(i);
-                    !(*w == "对了" && before.is_some_and(|p| RESULT_VERBS.contains(p)))
-                        && !(*w == "话说" && before == Some('说'))
+                    let result = *w == "对了" && before.is_some_and(|p| RESULT_VERBS.contains(p));
+                    let speech = *w == "话说" && before == Some('说');
+                    !result && !speech
                 })
             })
         {
