@@ -26,13 +26,16 @@
 //!    is followed by the next entry of its day file, its reply, with the same score.
 //! 4. Nothing left to score → the window's entries (record date or event window), newest
 //!    first by record time, top N.
-//! 5. No hit in the window → widen once (±1 day for windows up to 7 days, ±7 days for longer),
+//! 5. No hit in the window → widen once (±1 day for windows up to 7 days, ±7 days for longer;
+//!    a parsed window only: an explicit `time_range` is never widened),
 //!    reported in `explain`. Then, when a parsed window (widened or not; not an explicit
 //!    `time_range`, which is the caller's filter) holds fewer matches than the limit, the list
 //!    is filled with the best matches outside it — the same question's
 //!    ranking without a window — after every match inside it; each item says which it is
 //!    (`in_window`, JSON `inWindow`) and `explain` counts both (`inWindow`, `filled`). A
-//!    question whose words match anything in the archive never gets an empty answer.
+//!    question whose words match anything in the archive never gets an empty answer; one whose
+//!    words match nothing anywhere gets its window's entries as in rule 4 (memlayers: an
+//!    empty answer helps no one when the window holds the day asked about).
 //! 6. Time never votes in the ranking of a window. The optional recency decay `exp(-Δt/τ)`
 //!    (config `recencyTauDays`, off by default) is the implicit freshness of queries WITHOUT a
 //!    time window: a small bounded term of the one score (`search` module docs);
@@ -489,7 +492,8 @@ impl Reader<'_> {
                 }
             };
             let span = (w.end_date - w.start_date).num_days();
-            if hits.is_empty() && widened.is_none() {
+            // An explicit `time_range` is used as is (rule 1): never widened.
+            if hits.is_empty() && widened.is_none() && source == WindowSource::Parsed {
                 let by = if span <= 7 { 1 } else { 7 };
                 from = w.start_date - Duration::days(by);
                 to_excl = w.end_date + Duration::days(by);
@@ -503,7 +507,7 @@ impl Reader<'_> {
             let scored_text = oq.as_ref().map(|(_, s)| s.clone()).unwrap_or_default();
             // An explicit `time_range` is the caller's filter, used as is: no fill-up from
             // outside it. A parsed window is the engine's reading of a question: filled.
-            let (hits, filled) = match &oq {
+            let (mut hits, filled) = match &oq {
                 Some((q, _)) if source == WindowSource::Parsed => {
                     let (hits, filled, fill_stale) = self.fill_up(q, hits, &gate, limit, args.explain)?;
                     stale |= fill_stale;
@@ -511,6 +515,14 @@ impl Reader<'_> {
                 }
                 _ => (mark(hits, true), 0),
             };
+            // The question's words match nothing anywhere, but its window holds entries: those,
+            // newest first, as if nothing were left to score (rule 4), rather than an empty
+            // answer ("what did I eat yesterday" when yesterday says "Ate ramen").
+            let mut strategy = strategy;
+            if hits.is_empty() && oq.is_some() && source == WindowSource::Parsed {
+                hits = mark(self.window_newest(&gate, limit)?, true);
+                strategy = "window-only";
+            }
             let in_window = hits.len() - filled;
             let event_time = if args.explain { gate.explain(matched, by_event, &hits) } else { None };
             return Ok(self.finish(args, stale, hits, matched, widened.clone(), || Explain {

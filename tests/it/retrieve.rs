@@ -239,6 +239,38 @@ fn zero_hits_widen_once_then_return_empty() {
 }
 
 #[test]
+fn a_question_whose_words_match_nothing_gets_its_windows_entries_and_an_explicit_range_never_widens() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "cold/2026-11/2026-11-28.md",
+        "- [2026-11-28T04:00:00.000Z] [-] Ate ramen at Ippudo with Sam\n- [2026-11-28T09:00:00.000Z] [-] 跑鞋到了\n",
+    );
+    put(dir.path(), "cold/2026-11/2026-11-20.md", "- [2026-11-20T04:00:00.000Z] [-] 跑鞋 下单\n");
+    // NOW is Sunday 2026-11-29 in Shanghai: yesterday = 11-28, which holds two entries; "eat"
+    // matches neither (Ate is another word) nor anything else: the window's entries, newest
+    // first, marked inside, instead of an empty answer.
+    let m = open_at(dir.path(), NOW);
+    let r = ask(&m, "what did I eat yesterday");
+    let got: Vec<(&str, Option<bool>)> = r.items.iter().map(|i| (i.content.as_str(), i.in_window)).collect();
+    assert_eq!(got, [("跑鞋到了", Some(true)), ("Ate ramen at Ippudo with Sam", Some(true))]);
+    assert_eq!(r.explain.unwrap().strategy, "window-only");
+    // An explicit range is the caller's filter, used as is: 11-21 has no 跑鞋 and is not
+    // widened to reach 11-20 or 11-22.
+    let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 21).unwrap();
+    let r = m
+        .retrieve(&RetrieveArgs {
+            query: "跑鞋".into(),
+            time_range: Some(TimeRange::Dates { from: day, to: day }),
+            explain: true,
+            ..Default::default()
+        })
+        .unwrap();
+    assert!(r.items.is_empty());
+    assert!(r.widened.is_none());
+}
+
+#[test]
 fn the_window_is_applied_inside_the_fts5_query() {
     let (_d, m) = example();
     let c = m.conn().unwrap();
