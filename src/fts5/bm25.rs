@@ -31,7 +31,8 @@
 //! idf_p = ln(1 + (N − df_p + 0.5) / (df_p + 0.5))     (Lucene; FTS5's own is
 //!         ln((N − df_p + 0.5) / (df_p + 0.5)), replaced by 1e-6 when ≤ 0: [`idf_fts5`])
 //! f_p   = 2.0 × (instances of p in the tag) + 1.0 × (instances of p in the content)
-//! bm25  = −Σ_p idf_p × f_p × (k1 + 1) / (f_p + k1 × (1 − b + b × D / avgdl)),  k1 = 1.2, b = 0.75
+//! bm25  = −Σ_p idf_p × f_p × (k1 + 1) / (f_p + k1 × (1 − b + b × D / avgdl)),  k1 = 0.9, b = 0.4
+//!         (FTS5's own: k1 = 1.2, b = 0.75; memlayers' constants: [`K1`], [`B`])
 //! ```
 //!
 //! where `D` is the row's token count over both columns. A probe `("meetings"* OR "meet")`
@@ -57,10 +58,20 @@ pub const STOCK_BM25: &str = "bm25(entries_fts, 1.0, 2.0)";
 /// `tests/it/fts5_canary.rs` and the parity test `tests/it/fts5_parity.rs`).
 pub const STOCK_LENGTH: f64 = -2.0;
 
-/// BM25 term-frequency saturation `k1` (FTS5's constant).
-pub const K1: f64 = 1.2;
-/// BM25 length normalisation `b` (FTS5's constant).
-pub const B: f64 = 0.75;
+/// BM25 term-frequency saturation `k1` of memlayers' ranking: 0.9, Anserini's default for
+/// passage-length documents (Lin et al., "Anserini", SIGIR 2017; the BM25 defaults of its
+/// MS MARCO passage runs), against FTS5's 1.2 ([`FTS5_K1`]). Measured on LongMemEval-S (one
+/// entry a user turn; `tools/longmemeval.rs`): session recall_all@5 .808 → .823 with
+/// [`B`], flat for b from 0.3 to 0.5 (docs/ranking.md).
+pub const K1: f64 = 0.9;
+/// BM25 length normalisation `b` of memlayers' ranking: 0.4, Anserini's passage default (see
+/// [`K1`]); FTS5's is 0.75 ([`FTS5_B`]). Entries are short and their lengths vary more than
+/// their relevance does, so a long entry is penalised less.
+pub const B: f64 = 0.4;
+/// `k1` of SQLite's stock `bm25()` (fts5_aux.c): what [`bm25_at`] computes with.
+pub const FTS5_K1: f64 = 1.2;
+/// `b` of SQLite's stock `bm25()` (fts5_aux.c): what [`bm25_at`] computes with.
+pub const FTS5_B: f64 = 0.75;
 /// Column weights: the tag counts twice, the content once (memlayers' ranking, module docs of
 /// `query::search`).
 pub const WEIGHTS: [f64; 2] = [2.0, 1.0];
@@ -530,19 +541,25 @@ pub fn fold_counts(counts: &[u32], phrase_of: &[usize], f: &mut [f64]) -> Option
     Some(())
 }
 
-/// The BM25 formula (module docs) on counts: `f` the weighted instance count of each phrase,
-/// `len` the entry's token count over both columns (`D`).
+/// The BM25 formula (module docs) on counts, with memlayers' [`K1`] and [`B`]: `f` the
+/// weighted instance count of each phrase, `len` the entry's token count over both columns
+/// (`D`).
 pub fn score_counts(f: &[f64], len: usize, idf: &[f64], avgdl: f64) -> f64 {
-    bm25_at(f, len as f64, idf, avgdl)
+    bm25_with(f, len as f64, idf, avgdl, (K1, B))
 }
 
-/// [`score_counts`] with the length term `d` given as a number: SQLite's stock `bm25()` on
-/// `entries_fts`, which keeps no column sizes (`columnsize=0`), computes with
-/// [`STOCK_LENGTH`] for every row (docs/ranking.md, "The `sqlite` ranker").
+/// SQLite's stock `bm25()` on counts ([`FTS5_K1`], [`FTS5_B`]), with the length term `d`
+/// given as a number: on `entries_fts`, which keeps no column sizes (`columnsize=0`), FTS5
+/// computes with [`STOCK_LENGTH`] for every row (docs/ranking.md, "The `sqlite` ranker").
 pub fn bm25_at(f: &[f64], d: f64, idf: &[f64], avgdl: f64) -> f64 {
+    bm25_with(f, d, idf, avgdl, (FTS5_K1, FTS5_B))
+}
+
+/// The BM25 sum (module docs) with `(k1, b)`.
+fn bm25_with(f: &[f64], d: f64, idf: &[f64], avgdl: f64, (k1, b): (f64, f64)) -> f64 {
     let mut s = 0.0f64;
     for (i, f) in f.iter().enumerate() {
-        s += idf[i] * ((f * (K1 + 1.0)) / (f + K1 * (1.0 - B + B * d / avgdl)));
+        s += idf[i] * ((f * (k1 + 1.0)) / (f + k1 * (1.0 - b + b * d / avgdl)));
     }
     -s
 }
@@ -921,8 +938,8 @@ mod tests {
         assert!(close(idf(8, 8), 0.057_158_413_839_948_62));
     }
 
-    /// Whole BM25 values at N = 8 (k1 = 1.2, b = 0.75), worked by hand: an entry of the average
-    /// length holding a word once has the term-frequency part 1 × 2.2 / (1 + 1.2 × 1) = 1, so its
+    /// Whole BM25 values at N = 8 (k1 = 0.9, b = 0.4), worked by hand: an entry of the average
+    /// length holding a word once has the term-frequency part 1 × 1.9 / (1 + 0.9 × 1) = 1, so its
     /// score is −idf.
     #[test]
     fn bm25_at_n8_counts_a_word_found_in_most_entries() {
@@ -930,11 +947,11 @@ mod tests {
         let (frequent, rare) = (idf(8, 6), idf(8, 1));
         // The frequent word (6 of 8) once, D = avgdl = 5: −0.32542240043462795, not FTS5's −1e-6.
         assert!(close(score_counts(&[1.0], 5, &[frequent], 5.0), -0.325_422_400_434_627_95));
-        // Three times, same length: 3 × 2.2 / (3 + 1.2) = 1.5714285714… → −0.5113780578258439.
-        assert!(close(score_counts(&[3.0], 5, &[frequent], 5.0), -0.511_378_057_825_843_9));
-        // The rare word (1 of 8) once in an entry twice as long (D = 10): 2.2 / (1 + 1.2 × 1.75)
-        // = 0.7096774193… → −1.2715712362263616.
-        assert!(close(score_counts(&[1.0], 10, &[rare], 5.0), -1.271_571_236_226_361_6));
+        // Three times, same length: 3 × 1.9 / (3 + 0.9) = 1.4615384615… → −0.4756173544813793.
+        assert!(close(score_counts(&[3.0], 5, &[frequent], 5.0), -0.475_617_354_481_379_3));
+        // The rare word (1 of 8, idf ln 6) once in an entry twice as long (D = 10): 1.9 / (1 +
+        // 0.9 × (0.6 + 0.4 × 2)) = 1.9 / 2.26 = 0.8407079646… → −1.506346456430666.
+        assert!(close(score_counts(&[1.0], 10, &[rare], 5.0), -1.506_346_456_430_666));
         // A two-word question, one of each, both once at the average length: −(0.32542… +
         // 1.79175…) = −2.1171818696626827; the entry with only the frequent word still scores
         // above one with neither (0), where FTS5's IDF made both words' entries tie at ~0.
@@ -1093,12 +1110,12 @@ mod tests {
     fn one_row_scores_by_hand() {
         // Tag 周报 → tokens 周报 报 (2); content "周报 写完" → 周报 报 写完 完 (4): D = 6.
         // Phrase "周报": f = 2 × 1 (tag) + 1 × 1 (content) = 3. With idf 1 and avgdl 6:
-        // 3 × 2.2 / (3 + 1.2 × (0.25 + 0.75 × 1)) = 6.6 / 4.2 = 1.571428…
+        // 3 × 1.9 / (3 + 0.9 × (0.6 + 0.4 × 1)) = 5.7 / 3.9 = 1.461538…
         let p = [Phrase { token: "周报".into(), prefix: false }];
         let s = score(&p, &[1.0], 6.0, "周报", "周报 写完");
-        assert!((s + 6.6 / 4.2).abs() < 1e-12, "{s}");
+        assert!((s + 5.7 / 3.9).abs() < 1e-12, "{s}");
         // A prefix phrase counts every token that starts with it: 周* matches 周报 twice.
         let p = [Phrase { token: "周".into(), prefix: true }];
-        assert!((score(&p, &[1.0], 6.0, "周报", "周报 写完") + 6.6 / 4.2).abs() < 1e-12);
+        assert!((score(&p, &[1.0], 6.0, "周报", "周报 写完") + 5.7 / 3.9).abs() < 1e-12);
     }
 }

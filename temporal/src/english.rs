@@ -299,7 +299,7 @@ pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
 
 /// `[in|over|during|for|within] [the] last|past N days|weeks|months|years` (rolling, ending
 /// today), `[the] past week|month|year` (N = 1), `the last|past few days` (fuzzy, as 这几天),
-/// `recently` `lately` (fuzzy, as 最近).
+/// `recently` `lately` (fuzzy, as 最近; not after `most`/`more`/`least`).
 pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
     let t = out.t;
     let mut starts = vec![i];
@@ -329,8 +329,13 @@ pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
             }
         }
     }
+    // `most recently` / `more recently` / `least recently` compare occurrences (the latest one,
+    // however long ago): no window.
+    let comparative = super::glue::prev_word(t, i).is_some_and(|p| matches!(p.as_str(), "most" | "more" | "least"));
     for w in ["recently", "lately"] {
-        if let Some(e) = t.word(i, w) {
+        if let Some(e) = t.word(i, w)
+            && !comparative
+        {
             out.push_fuzzy(e, DateSpan::offsets(cx.today, -6, 1), Grain::Rolling, Head::Latin);
         }
     }

@@ -8,6 +8,7 @@
 
 use chrono::NaiveDate;
 
+use super::calendar::{DateSpan, add_days};
 pub(crate) use super::hit::Hit;
 use super::hit::{Ctx, Kind, Out};
 use super::numbers::is_numeral;
@@ -227,6 +228,7 @@ pub(crate) fn all(t: &Text, today: NaiveDate, max: usize) -> Vec<Group> {
     while groups.len() < max
         && let Some((start, hit)) = find_from(t, &cx, from)
     {
+        let hit = since_clause(t, start, &hit, &cx).unwrap_or(hit);
         let mut group = vec![found(t, start, hit)];
         while group.len() < MAX_UNION {
             let x = &group[group.len() - 1].hit;
@@ -241,6 +243,77 @@ pub(crate) fn all(t: &Text, today: NaiveDate, max: usize) -> Vec<Group> {
         groups.push(group);
     }
     groups
+}
+
+/// Words that end a "since" clause looking back from an expression: a new clause starts
+/// after them (`since I finished the book when I went to the fair last week`: the week is
+/// the fair's).
+const SINCE_CLAUSE_STOPS: [&str; 9] = ["when", "while", "before", "after", "until", "and", "but", "because", "if"];
+
+/// Most words between `since` and the expression it scopes (`since I started writing again
+/// three weeks ago`: four).
+const SINCE_CLAUSE_WORDS: usize = 8;
+
+/// Most chars between `自从` and the expression it scopes (`自从我三周前…`).
+const SINCE_CLAUSE_CHARS: usize = 12;
+
+/// "Since" scoping a clause whose time expression comes later: `since I started writing again
+/// three weeks ago`, `ever since we moved here last year`, `自从我三周前开始写作`: the clause's
+/// expression X at `start` gives the window `[start(X), D+1)`, as `since X` does (the
+/// "since X" row of the time-expression table: the clause says when the counted period
+/// began). Only the expression is removed from the scored text; the clause's words stay.
+/// `None` when no `since`/`ever since`/`自从` precedes X in its clause (no clause punctuation
+/// or [`SINCE_CLAUSE_STOPS`] word between them, at most [`SINCE_CLAUSE_WORDS`] words or
+/// [`SINCE_CLAUSE_CHARS`] chars), when X is not a plain day/week/month/year expression, or
+/// when X starts after today.
+fn since_clause(t: &Text, start: usize, hit: &Hit, cx: &Ctx) -> Option<Hit> {
+    if !hit.rangeable() || hit.span.start > cx.today {
+        return None;
+    }
+    let mut j = start;
+    let mut words = 0;
+    let mut zh_chars = 0;
+    let mut found_since = false;
+    while j > 0 {
+        let c = t.at(j - 1)?;
+        if ",.;:!?，。；：！？、\n()（）\"“”".contains(c) || t.is_quoted(j - 1) {
+            return None;
+        }
+        if c.is_ascii_alphabetic() {
+            let mut k = j;
+            while k > 0 && t.at(k - 1).is_some_and(|c| c.is_ascii_alphabetic()) {
+                k -= 1;
+            }
+            let w = t.slice(k, j).to_ascii_lowercase();
+            if w == "since" {
+                found_since = true;
+                break;
+            }
+            if SINCE_CLAUSE_STOPS.contains(&w.as_str()) || words == SINCE_CLAUSE_WORDS {
+                return None;
+            }
+            words += 1;
+            j = k;
+            continue;
+        }
+        if super::text::is_cjk(c) {
+            if j >= 2 && t.has(j - 2, "自从") {
+                found_since = true;
+                break;
+            }
+            zh_chars += 1;
+            if zh_chars > SINCE_CLAUSE_CHARS {
+                return None;
+            }
+        }
+        j -= 1;
+    }
+    if !found_since || words + zh_chars == 0 {
+        // No `since` found, or it stands right before X (read by `since::since`).
+        return None;
+    }
+    let span = DateSpan::new(hit.span.start, add_days(cx.today, 1)?)?;
+    Some(Hit { span, grain: super::Grain::Range, fuzzy: false, kind: Kind::Range, ..hit.clone() })
 }
 
 /// A reading at `start`, with the preposition before it and the filler after it.

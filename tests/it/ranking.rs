@@ -302,14 +302,14 @@ fn a_one_character_query_in_a_window_counts_and_ranks_every_match() {
     // Through FTS5, with the counts it decoded (no entry text read for the candidates).
     assert!(sql.starts_with("SELECT count(*) FROM (SELECT ml_collect(entries_fts) AS x FROM entries_fts f"), "{sql}");
     assert_eq!(matched, 3);
-    // BM25 by hand: one phrase "猫"* (its IDF a common factor), k1 = 1.2, b = 0.75, tag ×2.
+    // BM25 by hand: one phrase "猫"* (its IDF a common factor), k1 = 0.9, b = 0.4, tag ×2.
     // Tokens: 给猫买了猫粮 → 给猫 猫买 买了 了猫 猫粮 粮 (D 6; f 2: 猫买, 猫粮); tag 猫 (f 2) +
     // 去了宠物医院打疫苗做检查 (12 characters: 11 bigrams + 1): D 13, f 2; 邻居家的猫很吵 → 7
     // tokens, f 1 (猫很); 今天下雨 4, 修了車子 4, the 10th's 猫 1: avgdl = 35 / 6.
-    // g = f × 2.2 / (f + 1.2 × (0.25 + 0.75 × D / avgdl)) = 1.36404, 1.02190, 0.92437;
-    // text (min-max) 1, 0.22182, 0; + 0.05 usage (never hit) + 0.1 recent (≤ 30 days):
-    // 1.15, 0.3718, 0.15.
-    let want = [("给猫买了猫粮", 1.15), ("去了宠物医院打疫苗做检查", 0.3718), ("邻居家的猫很吵", 0.15)];
+    // g = f × 1.9 / (f + 0.9 × (0.6 + 0.4 × D / avgdl)) = 1.30571, 1.13695, 0.96349;
+    // text (min-max) 1, 0.50685, 0; + 0.05 usage (never hit) + 0.1 recent (≤ 30 days):
+    // 1.15, 0.6569, 0.15.
+    let want = [("给猫买了猫粮", 1.15), ("去了宠物医院打疫苗做检查", 0.6569), ("邻居家的猫很吵", 0.15)];
     assert_eq!(items, want.map(|(c, s)| (c.to_string(), s)));
     let (items, matched, _) = ask_explained(&m, "上周五 車");
     assert_eq!((items.len(), items[0].0.as_str(), matched), (1, "修了車子", 1));
@@ -325,21 +325,20 @@ fn a_candidate_below_the_first_limit_by_text_still_wins_on_usage() {
     drop(m);
     let cfg = Config { rank: memlayers::RankWeights { usage: 10.0, ..Default::default() }, ..config() };
     let m = Memory::open(dir.path(), cfg).unwrap().with_now(at(NOW));
-    // One recall that returns only 去了宠物医院打疫苗做检查: weight 50 + 6 = 56 (clock pinned).
-    assert_eq!(m.recall("疫苗", Some(10), None).unwrap().items.len(), 1);
     let r = m.retrieve(&RetrieveArgs { query: "上周五 猫".into(), limit: Some(1), ..Default::default() }).unwrap();
     // Texts worked out in a_one_character_query_in_a_window_counts_and_ranks_every_match:
-    // 1, 0.22182, 0. Scores: 给猫买了猫粮 1 + 10 × 0.5 + 0.1 = 6.1; the hospital visit
-    // 0.22182 + 10 × 0.56 + 0.1 = 5.92182 — below.
+    // 1, 0.50685, 0; no entry hit yet (weight 50). Scores: 给猫买了猫粮 1 + 10 × 0.5 + 0.1 =
+    // 6.1; the hospital visit 0.50685 + 10 × 0.5 + 0.1 = 5.60685 — below.
     assert_eq!(r.items.len(), 1);
     assert_eq!((r.items[0].content.as_str(), r.items[0].score), ("给猫买了猫粮", Some(6.1)));
-    // That answer was a hit (给猫买了猫粮: 56, 1 + 5.6 + 0.1 = 6.7); two more recalls of the
-    // visit: 68, 0.22182 + 6.8 + 0.1 = 7.12182, now above.
+    // That answer was a hit (给猫买了猫粮: 50 + 6 = 56, 1 + 5.6 + 0.1 = 6.7); two recalls that
+    // return only the visit (clock pinned): 50 + 6 + 6 = 62, 0.50685 + 6.2 + 0.1 = 6.80685,
+    // now above: the second candidate by text is read and wins on usage.
     for _ in 0..2 {
         assert_eq!(m.recall("疫苗", Some(10), None).unwrap().items.len(), 1);
     }
     let r = m.retrieve(&RetrieveArgs { query: "上周五 猫".into(), limit: Some(1), ..Default::default() }).unwrap();
-    assert_eq!((r.items[0].content.as_str(), r.items[0].score), ("去了宠物医院打疫苗做检查", Some(7.1218)));
+    assert_eq!((r.items[0].content.as_str(), r.items[0].score), ("去了宠物医院打疫苗做检查", Some(6.8069)));
 }
 
 #[test]
@@ -495,7 +494,9 @@ fn own_bm25_equals_fts5_bm25() {
             if counter.matches() {
                 let b = counter.score(&idf, totals.avgdl());
                 assert_eq!(b, bm25::score_tokens(&phrases, &idf, totals.avgdl(), &toks), "{kw:?} id {id}");
-                got.insert(*id, b);
+                // Against FTS5: the same counts and length with FTS5's k1 and b (memlayers ranks
+                // with its own, `bm25::K1` and `bm25::B`).
+                got.insert(*id, bm25::bm25_at(&counter.f, counter.len as f64, &idf, totals.avgdl()));
             }
         }
         crafted_seen.extend(got.keys().filter(|id| crafted.contains(id)));
@@ -531,7 +532,7 @@ fn own_bm25_equals_fts5_bm25() {
                 let len = lens.get(&c, id).unwrap().expect("entry_lens holds every entry's count");
                 let (tag, content) = &text_of[&id];
                 assert_eq!(counter.terms_matched(&f), q.matched(tag, content), "{kw:?} id {id} through the index");
-                through_index.insert(id, bm25::score_counts(&f, len, &idf, totals.avgdl()));
+                through_index.insert(id, bm25::bm25_at(&f, len as f64, &idf, totals.avgdl()));
             }
         });
         same_as_fts5(&through_index, "ml_collect");
