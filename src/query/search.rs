@@ -697,7 +697,7 @@ fn term_union(
 /// a JSON array. FTS5 walks the query's matches between `?2` and `?3` (one seek, then its
 /// doclists in rowid order); the `IN` keeps those among the run's ids, whose counts
 /// `ml_collect` gathers. The `+` keeps the `IN` from FTS5, which would run the whole query
-/// once per id (a seek each: 3.5–5.9 ms for a week's ids at 1M entries, against 0.1–0.4 ms
+/// once per id (a seek each: 2.9–5.9 ms for a week's ids at 1M entries, against 0.1–0.4 ms
 /// for the walk); `LIMIT -1` keeps SQLite from flattening the subquery into the count, so
 /// `ml_collect` runs on the admitted rows only.
 pub fn admitted_sql() -> String {
