@@ -341,12 +341,26 @@ pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
     }
 }
 
+/// True if `before` or `after` follows the expression ending at `e` and is not `before last` /
+/// `after next`: the day is placed relative to an event the parser cannot date (`the weekend
+/// before her sister's wedding`, `the Monday after the party`): no window (宁窄勿误). `the
+/// weekend of April 11` is refused by the caller too: the date then reads alone.
+fn relative_to_event(t: &Text, e: usize) -> bool {
+    let Some(k) = t.spaces(e) else { return false };
+    let Some(m) = t.word(k, "before").or_else(|| t.word(k, "after")) else { return false };
+    !t.spaces(m).is_some_and(|n| t.word(n, "last").is_some() || t.word(n, "next").is_some())
+}
+
 /// `[on] Monday` (bare: the latest Monday on or before today) and `[over|on|at|during] the
 /// weekend` (bare: as 周末).
 pub(crate) fn weekdays(out: &mut Out, i: usize, cx: &Ctx) {
     let t = out.t;
     for j in [Some(i), lead(t, i, "on")].into_iter().flatten() {
-        if let Some((wd, e)) = weekday(t, j) {
+        // `the Monday after the party` (not `on Monday after lunch`).
+        let the = super::glue::prev_word(t, j).is_some_and(|w| w == "the");
+        if let Some((wd, e)) = weekday(t, j)
+            && !(the && relative_to_event(t, e))
+        {
             out.push_day(e, cx.bare_weekday(wd), Head::Latin, Kind::Weekday);
             // Monday last week / Monday this week / Monday next week: that weekday of that week.
             for (w, back) in [("last", 1i64), ("this", 0), ("next", -1)] {
@@ -369,7 +383,10 @@ pub(crate) fn weekdays(out: &mut Out, i: usize, cx: &Ctx) {
     let leads = ["over", "on", "at", "during"].iter().filter_map(|w| lead(t, i, w));
     for j in std::iter::once(i).chain(leads) {
         let weekend = [&["the", "weekend"][..], &["this", "past", "weekend"], &["the", "past", "weekend"]];
-        if let Some(e) = weekend.iter().find_map(|ws| seq(t, j, ws)) {
+        if let Some(e) = weekend.iter().find_map(|ws| seq(t, j, ws))
+            && !relative_to_event(t, e)
+            && !t.spaces(e).is_some_and(|k| t.word(k, "of").is_some())
+        {
             let from = if cx.today.weekday().num_days_from_monday() >= 5 { 5 } else { -2 };
             let span = DateSpan::offsets(cx.mon, from, from + 2).map(DateSpan::guessed);
             out.push(e, span, Grain::Range, Head::Latin, Kind::Relative);

@@ -55,7 +55,8 @@ struct Holiday {
 
 /// The holidays. Fixed dates and lunar dates as in docs/time-expressions.md; 感恩节 / Thanksgiving (US,
 /// fourth Thursday of November), 母亲节 (second Sunday of May) and 父亲节 (third Sunday of June),
-/// as observed in China and the US, are additions of the same shape. One row per holiday.
+/// as observed in China and the US, the Fourth of July (US Independence Day, July 4) and New
+/// Year's Eve / 跨年夜 (December 31) are additions of the same shape. One row per holiday.
 #[rustfmt::skip]
 const HOLIDAYS: &[Holiday] = &[
     Holiday { zh: &["元旦"], suffix_only: &[], en: &["new year's day", "new years day"], rule: Rule::Fixed(1, 1), period: None },
@@ -68,11 +69,13 @@ const HOLIDAYS: &[Holiday] = &[
     Holiday { zh: &["建军节"], suffix_only: &[], en: &[], rule: Rule::Fixed(8, 1), period: None },
     Holiday { zh: &["教师节"], suffix_only: &[], en: &[], rule: Rule::Fixed(9, 10), period: None },
     Holiday { zh: &["国庆节", "国庆"], suffix_only: &["十一"], en: &[], rule: Rule::Fixed(10, 1), period: Some(Period { from: 0, to: 7 }) },
+    Holiday { zh: &[], suffix_only: &[], en: &["fourth of july", "4th of july", "independence day"], rule: Rule::Fixed(7, 4), period: None },
     Holiday { zh: &["万圣节"], suffix_only: &[], en: &["halloween"], rule: Rule::Fixed(10, 31), period: None },
     Holiday { zh: &["双十一", "双11", "光棍节"], suffix_only: &[], en: &["singles' day", "singles day"], rule: Rule::Fixed(11, 11), period: None },
     Holiday { zh: &["感恩节"], suffix_only: &[], en: &["thanksgiving day", "thanksgiving"], rule: Rule::NthWeekday(11, 4, 3), period: None },
     Holiday { zh: &["平安夜"], suffix_only: &[], en: &["christmas eve"], rule: Rule::Fixed(12, 24), period: None },
     Holiday { zh: &["圣诞节", "圣诞"], suffix_only: &[], en: &["christmas day", "christmas", "xmas"], rule: Rule::Fixed(12, 25), period: None },
+    Holiday { zh: &["跨年夜"], suffix_only: &[], en: &["new year's eve", "new years eve"], rule: Rule::Fixed(12, 31), period: None },
     Holiday { zh: &["母亲节"], suffix_only: &[], en: &["mother's day", "mothers day"], rule: Rule::NthWeekday(5, 2, 6), period: None },
     Holiday { zh: &["父亲节"], suffix_only: &[], en: &["father's day", "fathers day"], rule: Rule::NthWeekday(6, 3, 6), period: None },
     Holiday { zh: &["除夕夜", "除夕", "大年三十", "年三十"], suffix_only: &[], en: &["chinese new year's eve", "lunar new year's eve"], rule: Rule::LunarEve, period: None },
@@ -104,7 +107,7 @@ pub(crate) fn zh_names() -> impl Iterator<Item = &'static str> {
 }
 
 /// Chars that start a Chinese holiday name (the scanner's cheap first-char filter).
-pub(crate) const ZH_FIRST: &str = "元情三妇五劳青六儿建教国十万双光感平圣除大年春端七中重清冬过母父";
+pub(crate) const ZH_FIRST: &str = "元情三妇五劳青六儿建教国十万双光感平圣除大年春端七中重清冬过母父跨";
 
 impl Holiday {
     /// The holiday's day in Gregorian year `y`.

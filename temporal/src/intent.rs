@@ -57,8 +57,9 @@ pub(crate) const YEARLY_EN: [&str; 5] = ["birthday", "birthdays", "anniversary",
 pub(crate) const QUESTION_ZH: [&str; 14] =
     ["什么", "哪", "几", "谁", "多少", "吗", "呢", "怎么", "啥", "干嘛", "怎样", "如何", "是否", "多久"];
 
-/// Words holding a question char that do not ask (`几乎` almost, `哪怕` even if, `好几` several).
-const NOT_QUESTION_ZH: [&str; 6] = ["几乎", "哪怕", "好几", "十几", "几十", "茶几"];
+/// Words holding a question char that do not ask (`几乎` almost, `哪怕` even if, `好几` several,
+/// `那几个` those few).
+const NOT_QUESTION_ZH: [&str; 8] = ["几乎", "哪怕", "好几", "十几", "几十", "茶几", "那几", "这几"];
 
 /// English question words (whole words).
 pub(crate) const QUESTION_EN: [&str; 6] = ["what", "when", "where", "who", "which", "how"];
@@ -70,23 +71,6 @@ pub(crate) const RECALL_ZH: [&str; 7] = ["提到", "提过", "说过", "聊过",
 /// English words by which a clause recalls what was said before (`I mentioned visiting a museum
 /// two months ago. Did I go with a friend?`): part of the question, as [`RECALL_ZH`].
 pub(crate) const RECALL_EN: [&str; 4] = ["mentioned", "told", "discussed", "talked"];
-
-/// Chinese sentence-final particles that close a statement or exclamation (`累死了`, `好开心呀`):
-/// a clause ending in one tells something rather than looks something up.
-const REMARK_END_ZH: &str = "了啦呀啊哦嘛吧咯呗哈耶";
-
-/// Chars ending a sentence (after normalisation: `！` is `!`).
-const SENTENCE_END: &str = "。.!";
-
-/// Chinese first-person subjects, longest first.
-const SUBJECT_ZH: [&str; 3] = ["我们", "咱们", "我"];
-
-/// Chinese aspect particles of something done (`去了`, `去过`): with a first-person subject
-/// the clause reports it.
-const DONE_ZH: &str = "了过";
-
-/// English subject pronouns (whole words; `'` or `’` in contractions) that open a statement.
-const SUBJECT_EN: [&str; 10] = ["i", "we", "i'm", "i've", "i'd", "i'll", "we're", "we've", "we'd", "we'll"];
 
 /// A clause: chars `[start, end)`.
 type Clause = (usize, usize);
@@ -149,54 +133,6 @@ fn is_recall(t: &Text, c: Clause, inside: &[bool]) -> bool {
     has_word(t, c, inside, &RECALL_ZH, &[]) || has_word(t, c, inside, &RECALL_EN, &[])
 }
 
-/// True if the text, which holds no question, tells something rather than looks something up
-/// (the user's remark in a chat: `今天又加班到十点，累死了`, `我今天去了健身房`, `I went hiking
-/// yesterday`, `Had a long day today.`): a clause ends in a sentence-final particle
-/// ([`REMARK_END_ZH`]) or sentence punctuation ([`SENTENCE_END`]), or opens (after a time
-/// expression, if one leads) with a first-person subject: English [`SUBJECT_EN`], or Chinese
-/// [`SUBJECT_ZH`] with a done-particle ([`DONE_ZH`]) later in the clause. Its time words date
-/// the new thing told, not the memory to recall, so they give no window (宁窄勿误; docs
-/// time-expressions.md, "Remarks"). A keyword lookup (`上周 约定`, `上周的会议纪要`,
-/// `我上周写的周报`, `notes I took yesterday`) is no remark.
-fn is_remark(t: &Text, cs: &[Clause], inside: &[bool]) -> bool {
-    let inside = |i: usize| inside.get(i).copied().unwrap_or(false);
-    cs.iter().any(|&(a, b)| {
-        // The clause's last char before its end punctuation and spaces.
-        let mut e = b;
-        if e > a && t.at(e - 1).is_some_and(|c| CLAUSE_END.contains(c)) {
-            if t.at(e - 1).is_some_and(|c| SENTENCE_END.contains(c)) {
-                return true;
-            }
-            e -= 1;
-        }
-        while e > a && t.at(e - 1).is_some_and(char::is_whitespace) {
-            e -= 1;
-        }
-        if e > a && !inside(e - 1) && t.at(e - 1).is_some_and(|c| REMARK_END_ZH.contains(c)) {
-            return true;
-        }
-        // The clause's first word after spaces and a leading expression.
-        let mut s = a;
-        while s < b && (inside(s) || t.at(s).is_some_and(char::is_whitespace)) {
-            s += 1;
-        }
-        let mut w = s;
-        while w < b && t.at(w).is_some_and(|c| c.is_ascii_alphabetic() || c == '\'' || c == '’') {
-            w += 1;
-        }
-        if w > s && !t.at(w).is_some_and(is_latin_word) {
-            let word: String = t.slice(s, w).to_ascii_lowercase().replace('’', "'");
-            if SUBJECT_EN.contains(&word.as_str()) {
-                return true;
-            }
-        }
-        SUBJECT_ZH
-            .iter()
-            .find_map(|p| t.lit(s, p))
-            .is_some_and(|k| (k..e).any(|i| !inside(i) && t.at(i).is_some_and(|c| DONE_ZH.contains(c))))
-    })
-}
-
 /// True if the clause has a habit word (一般 only where it means "usually").
 fn is_habit(t: &Text, c: Clause, inside: &[bool]) -> bool {
     if has_word(t, c, inside, &HABIT_EN, &[]) {
@@ -249,10 +185,6 @@ pub(crate) fn keep(t: &Text, groups: Vec<Group>, questions: bool) -> Vec<Group> 
     let cs = clauses(t, &inside);
     let questioned: Vec<bool> = cs.iter().map(|&c| questions && is_question(t, c, &inside)).collect();
     let any_asked = questioned.iter().any(|&q| q);
-    // A remark (no question, no recall of what was said) tells something new: no window.
-    if questions && !any_asked && !cs.iter().any(|&c| is_recall(t, c, &inside)) && is_remark(t, &cs, &inside) {
-        return Vec::new();
-    }
     // A clause recalling what was said names the question's subject: it counts with the question.
     let asked: Vec<bool> =
         cs.iter().zip(&questioned).map(|(&c, &q)| q || (any_asked && is_recall(t, c, &inside))).collect();
