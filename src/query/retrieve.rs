@@ -589,24 +589,34 @@ impl Reader<'_> {
     }
 
     /// Conversation context: a hit that asks a question (its text ends with `?` or `？`) is
-    /// followed by the next entry of its day file — the reply — when that entry is not a hit
-    /// already; it takes the question's score. The list is cut back to `limit`.
+    /// followed by the next entry of its day file — the reply — taking the question's score:
+    /// read from the index when it is not a hit, moved up from its own rank when it is a hit
+    /// ranked below the question (so the first k of a list never depend on the `limit` asked
+    /// for). A reply ranked above its question stays there. The list is cut back to `limit`.
     fn with_replies(&self, hits: Vec<(Item, ScoreParts)>, limit: usize) -> Result<Vec<(Item, ScoreParts)>> {
         if !hits.iter().any(|(i, _)| asks(&i.content)) {
             return Ok(hits);
         }
-        let ids: std::collections::HashSet<i64> = hits.iter().map(|(i, _)| i.id).collect();
         let c = self.conn()?;
         let mut st =
             c.prepare_cached(&format!("SELECT {} FROM entries e WHERE e.id = ?1", crate::query::ITEM_COLUMNS))?;
-        let mut out: Vec<(Item, ScoreParts)> = Vec::with_capacity(hits.len() + 2);
-        for (item, parts) in hits {
+        let mut rest: Vec<Option<(Item, ScoreParts)>> = hits.into_iter().map(Some).collect();
+        let mut out: Vec<(Item, ScoreParts)> = Vec::with_capacity(rest.len() + 2);
+        for k in 0..rest.len() {
+            let Some((item, parts)) = rest[k].take() else { continue };
             let next = asks(&item.content).then_some(item.id + 1);
             let (score, in_window) = (parts.score, item.in_window);
             out.push((item, parts));
-            let Some(next) = next.filter(|n| !ids.contains(n) && !out.iter().any(|(i, _)| i.id == *n)) else {
+            let Some(next) = next.filter(|n| !out.iter().any(|(i, _)| i.id == *n)) else { continue };
+            // A hit ranked below: moved up behind its question.
+            if let Some(j) = rest[k + 1..].iter().position(|h| h.as_ref().is_some_and(|(i, _)| i.id == next)) {
+                if let Some((mut reply, mut p)) = rest[k + 1 + j].take() {
+                    reply.score = Some(round4(score));
+                    p.score = score;
+                    out.push((reply, p));
+                }
                 continue;
-            };
+            }
             if let Some(mut reply) = st.query_map([next], item_from_row)?.next().transpose()? {
                 reply.score = Some(round4(score));
                 reply.in_window = in_window;

@@ -385,7 +385,7 @@ pub(crate) fn weekdays(out: &mut Out, i: usize, cx: &Ctx) {
         let weekend = [&["the", "weekend"][..], &["this", "past", "weekend"], &["the", "past", "weekend"]];
         if let Some(e) = weekend.iter().find_map(|ws| seq(t, j, ws))
             && !relative_to_event(t, e)
-            && !t.spaces(e).is_some_and(|k| t.word(k, "of").is_some())
+            && t.spaces(e).is_none_or(|k| t.word(k, "of").is_none())
         {
             let from = if cx.today.weekday().num_days_from_monday() >= 5 { 5 } else { -2 };
             let span = DateSpan::offsets(cx.mon, from, from + 2).map(DateSpan::guessed);

@@ -2,7 +2,9 @@
 //! window only then).
 //!
 //! * **Clauses.** The text is cut into clauses at `，,。.!！;；~` and line breaks, never inside an
-//!   expression (`3月1日~7日`, `2025.03.05`) nor at a `.` between two digits.
+//!   expression (`3月1日~7日`, `2025.03.05`) nor at a `.` between two digits, and before a
+//!   clause opener ([`CLAUSE_OPENERS`]: 话说 对了 顺便问 …, by the way, btw) where small talk
+//!   runs into the question without punctuation.
 //! * **Habits and typical times.** In a clause with a habit word ([`HABIT_ZH`], [`HABIT_EN`]:
 //!   一般 通常 平时 总是 经常 每逢 …, usually always typically normally …), an expression whose
 //!   year, month or week the text did not write (`周六早上`, `周末`, `周一`, `3月`, `中秋`, `on
@@ -72,6 +74,15 @@ pub(crate) const RECALL_ZH: [&str; 7] = ["提到", "提过", "说过", "聊过",
 /// two months ago. Did I go with a friend?`): part of the question, as [`RECALL_ZH`].
 pub(crate) const RECALL_EN: [&str; 4] = ["mentioned", "told", "discussed", "talked"];
 
+/// Words that open a new clause where no punctuation does (`早上好呀今天有点冷话说我表姐的公司叫
+/// 什么`, `today is cold by the way what was…`): the small talk before them is a clause of its
+/// own. Chinese ones anywhere; English ones as whole words.
+const CLAUSE_OPENERS: [&str; 9] =
+    ["话说", "对了", "顺便问", "顺便说", "说起来", "by the way", "btw", "anyway", "oh and"];
+
+/// Verbs whose result 对了 reports (`答对了`, `猜对了`): 对了 after them opens no clause.
+const RESULT_VERBS: &str = "答说做猜选写算弄搞找走看听记念读填画押";
+
 /// A clause: chars `[start, end)`.
 type Clause = (usize, usize);
 
@@ -82,6 +93,25 @@ fn clauses(t: &Text, inside: &[bool]) -> Vec<Clause> {
     let mut start = 0;
     for i in 0..t.len() {
         let Some(c) = t.at(i) else { break };
+        // A clause opener starts a new clause (the text before it, if any, is one).
+        if i > start
+            && !inside(i)
+            && CLAUSE_OPENERS.iter().any(|w| {
+                t.lit(i, w).is_some_and(|e| {
+                    if w.is_ascii() {
+                        return !t.before(i).is_some_and(is_latin_word) && !t.at(e).is_some_and(is_latin_word);
+                    }
+                    // 答对了 猜对了 (a verb's result) and 说话说得 are no openers.
+                    let before = t.before(i);
+                    let result = *w == "对了" && before.is_some_and(|p| RESULT_VERBS.contains(p));
+                    let speech = *w == "话说" && before == Some('说');
+                    !result && !speech
+                })
+            })
+        {
+            out.push((start, i));
+            start = i;
+        }
         if !CLAUSE_END.contains(c) || inside(i) {
             continue;
         }

@@ -122,6 +122,47 @@ fn questions_phrased_as_the_user_finds_entries_phrased_as_the_agent() {
 }
 
 #[test]
+fn a_reply_that_is_a_weaker_hit_moves_up_behind_its_question_at_any_limit() {
+    let dir = tempfile::tempdir().unwrap();
+    put(
+        dir.path(),
+        "cold/2023-07/2023-07-20.md",
+        "- [2023-07-20T16:40:00.000Z] [-] Caroline: I bought my textbooks and a new laptop for the program.\n\
+         - [2023-07-20T16:41:00.000Z] [-] Melanie: Which laptop did you get?\n\
+         - [2023-07-20T16:42:00.000Z] [-] Caroline: A refurbished ThinkPad laptop, it was half the price of a new one, with a spare charger and a sleeve.\n",
+    );
+    let m = open_at(dir.path(), "2023-08-20T12:00:00Z");
+    // "laptop" is the word scored; each turn holds it once, so BM25 ranks them by length:
+    // the question turn (6 tokens) first, the first turn (12) second, the reply (21) last,
+    // so the reply is a hit ranked below its question: it is moved up behind the question,
+    // with the question's score, and the first two are the same at limit 2 and at limit 10.
+    let ask = |limit| {
+        let r = m
+            .retrieve(&RetrieveArgs {
+                query: "Which laptop did she get?".into(),
+                limit: Some(limit),
+                ..Default::default()
+            })
+            .unwrap();
+        r.items.iter().map(|i| (i.content.clone(), i.score)).collect::<Vec<_>>()
+    };
+    let ten = ask(10);
+    let got: Vec<&str> = ten.iter().map(|(c, _)| c.as_str()).collect();
+    assert_eq!(
+        got,
+        [
+            "Melanie: Which laptop did you get?",
+            "Caroline: A refurbished ThinkPad laptop, it was half the price of a new one, with a spare charger and a sleeve.",
+            "Caroline: I bought my textbooks and a new laptop for the program.",
+        ]
+    );
+    assert_eq!(ten[0].1, ten[1].1);
+    // (Scores move between calls: each answer records usage hits.)
+    let two: Vec<String> = ask(2).into_iter().map(|(c, _)| c).collect();
+    assert_eq!(two, got[..2]);
+}
+
+#[test]
 fn a_question_turn_brings_its_reply() {
     let dir = tempfile::tempdir().unwrap();
     put(
