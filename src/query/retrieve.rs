@@ -15,8 +15,10 @@
 //!    whose event windows (the time expressions of their own text, anchored at their own
 //!    timestamp: [`crate::index::events`], docs/event-time.md) overlaps the window's local
 //!    dates: their ids come from the index on `entry_events`
-//!    ([`OVERLAP_IDS_SQL`](crate::index::events::OVERLAP_IDS_SQL)), and their rows are matched
-//!    and counted beside the range's candidates, before BM25 ranks them all. The
+//!    ([`OVERLAP_IDS_SQL`](crate::index::events::OVERLAP_IDS_SQL)), and their matches are
+//!    found through FTS5 too, in runs of nearby ids
+//!    ([`admitted_sql`](crate::query::search::admitted_sql)), and counted beside the range's
+//!    candidates, before BM25 ranks them all. The
 //!    text left after removing the time expression is stripped of stop words
 //!    (`stopwords`) and scored by BM25 in OR mode, so "我吃了什么" still finds 「晚饭吃了火锅」.
 //!    When the window's boundaries are not local midnights of the configured zone (an explicit

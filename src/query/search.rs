@@ -597,6 +597,19 @@ fn candidates_by(
     // The function returns 1 for every match, so the outer `x = 0` passes none: one step,
     // no aggregate step per match; the counts are in this thread's buffer.
     let none: i64 = st.query_row(&all[..n], |r| r.get(0))?;
+    collected_candidates(c, (fts, phrase_of), phrases, none)
+}
+
+/// The candidates [`crate::fts5::aux_fn::COLLECT_FN`] gathered on this thread for a statement
+/// over `fts` that has just run and counted `none` rows without counts (its `x = 0` rows:
+/// none expected), with each row's token count ([`crate::fts5::lens`]). Errors: rows without
+/// counts, or counts that do not fit `fts`'s phrases.
+fn collected_candidates(
+    c: &Connection,
+    (fts, phrase_of): (&str, &[usize]),
+    phrases: usize,
+    none: i64,
+) -> Result<Vec<Candidate>> {
     let misfit = |what: String| {
         let why = format!("{}: {what} do not fit {fts:?}", crate::fts5::aux_fn::COLLECT_FN);
         Error::from(rusqlite::Error::SqliteFailure(
@@ -605,6 +618,7 @@ fn candidates_by(
         ))
     };
     if none != 0 {
+        crate::fts5::aux_fn::clear_collected();
         return Err(misfit(format!("{none} rows without counts")));
     }
     crate::fts5::aux_fn::collected(|words| {
@@ -675,6 +689,100 @@ fn term_union(
         }
     }
     Ok((out, ids.len() as i64))
+}
+
+/// The statement that finds, through FTS5, the matches among a run of entries admitted by
+/// their event windows ([`admitted_by_runs`]), gathering each one's counts as
+/// [`ranked_sql`] does: `?1` MATCH, `?2`/`?3` the run's lowest and highest id, `?4` its ids as
+/// a JSON array. FTS5 walks the query's matches between `?2` and `?3` (one seek, then its
+/// doclists in rowid order); the `IN` keeps those among the run's ids, whose counts
+/// `ml_collect` gathers. The `+` keeps the `IN` from FTS5, which would run the whole query
+/// once per id (a seek each: 2.9–5.9 ms for a week's ids at 1M entries, against 0.1–0.4 ms
+/// for the walk); `LIMIT -1` keeps SQLite from flattening the subquery into the count, so
+/// `ml_collect` runs on the admitted rows only.
+pub fn admitted_sql() -> String {
+    format!(
+        "SELECT count(*) FROM (SELECT {}(entries_fts) AS x FROM entries_fts f \
+         WHERE f.entries_fts MATCH ?1 AND f.rowid BETWEEN ?2 AND ?3 AND +f.rowid IN (SELECT value FROM json_each(?4)) \
+         ORDER BY f.rowid LIMIT -1) WHERE x = 0",
+        crate::fts5::aux_fn::COLLECT_FN
+    )
+}
+
+/// What starting one more statement of [`admitted_sql`] costs (FTS5 parses the expression and
+/// seeks each phrase's doclist to the run's first id), in matches walked: a run's statement
+/// costs this plus the matches it walks. Measured with `lib-loop` at 1M entries
+/// (docs/benchmarks.md): ~15–20 µs a statement, ~0.1 µs a match walked (the `IN` test
+/// included).
+const RUN_START_MATCHES: f64 = 160.0;
+
+/// What reading an admitted entry by id and matching it in Rust ([`admitted_candidates`])
+/// costs, in matches walked by [`admitted_sql`]: ~2.4 µs an entry at 1M entries (a b-tree
+/// descent to a row of its own page, the byte pre-filter, the count of a match's text),
+/// measured as [`RUN_START_MATCHES`].
+const READ_MATCHES: f64 = 24.0;
+
+/// The matches of the query among the entries `ids` (ascending: those a time gate admits by
+/// their event windows), as [`fts_candidates`] gives a window's, and their number; ids without
+/// a row (deleted since) match nothing. `per_day` is how many entries a day the query matches
+/// around them (estimated from the window's own matches). The ids are cut into runs where the
+/// days between two of them hold more matches than a statement's start costs
+/// ([`RUN_START_MATCHES`]); a run whose walk costs less than reading its entries by id
+/// ([`READ_MATCHES`] each) is found through FTS5 ([`admitted_sql`]), the others are read and
+/// counted in Rust ([`admitted_candidates`]), which count the same (docs/ranking.md): the
+/// entries a window admits by event window were mostly written within two weeks of it (昨天,
+/// 上周, 下周三), a walk over those days of a frequent word (`今天`, 40 matches a day at 1M
+/// entries) costs a tenth of reading them, and an entry far from the others (an absolute date
+/// written months apart) is cheaper read alone.
+fn admitted_by_runs(
+    c: &Connection,
+    q: &Query,
+    counter: &mut bm25::Counter,
+    (fts, phrase_of): (&str, &[usize]),
+    ids: &[i64],
+    per_day: f64,
+) -> Result<(Vec<Candidate>, i64)> {
+    let day = |id: i64| id >> crate::files::ORDINAL_BITS;
+    let mut out = Vec::new();
+    let mut by_id = Vec::new();
+    for run in ids.chunk_by(|a, b| (day(*b) - day(*a) - 1) as f64 * per_day <= RUN_START_MATCHES) {
+        let walk = (day(run[run.len() - 1]) - day(run[0]) + 1) as f64 * per_day;
+        if RUN_START_MATCHES + walk > READ_MATCHES * run.len() as f64 {
+            by_id.extend_from_slice(run);
+            continue;
+        }
+        out.extend(admitted_through_fts(c, (fts, phrase_of), counter.phrases().len(), run)?);
+    }
+    if !by_id.is_empty() {
+        out.extend(admitted_candidates(c, q, counter, &by_id)?.0);
+    }
+    let n = out.len() as i64;
+    Ok((out, n))
+}
+
+/// The matches among the entries `run` (ascending) through FTS5 ([`admitted_sql`]),
+/// with the counts FTS5 gives for each, as [`fts_candidates`] gives a window's (`phrase_of`
+/// and `phrases` as there). Errors: SQLite's, or counts that do not fit `fts`.
+fn admitted_through_fts(
+    c: &Connection,
+    (fts, phrase_of): (&str, &[usize]),
+    phrases: usize,
+    run: &[i64],
+) -> Result<Vec<Candidate>> {
+    let (Some(&first), Some(&last)) = (run.first(), run.last()) else { return Ok(Vec::new()) };
+    let mut json = String::with_capacity(16 * run.len() + 2);
+    json.push('[');
+    for (i, id) in run.iter().enumerate() {
+        if i > 0 {
+            json.push(',');
+        }
+        json.push_str(&id.to_string());
+    }
+    json.push(']');
+    let mut st = c.prepare_cached(&admitted_sql())?;
+    crate::fts5::aux_fn::clear_collected();
+    let none: i64 = st.query_row(params![fts, first, last, json], |r| r.get(0))?;
+    collected_candidates(c, (fts, phrase_of), phrases, none)
 }
 
 /// The statement that reads an entry admitted by its event windows (`admitted_candidates`),
@@ -864,10 +972,12 @@ impl Reader<'_> {
 
     /// [`Reader::search`] of a time gate that also admits the entries `by_event` (ids outside
     /// `range`, ascending: those with an event window overlapping the window,
-    /// [`crate::index::events`]): their rows are read by id and matched and counted in Rust as
-    /// a window scan's are ([`admitted_candidates`]), and join the range's candidates before
-    /// BM25 ranks them (the newest [`MAX_SCORED`] of both). Also returns how many of the
-    /// matches are such entries.
+    /// [`crate::index::events`]): their matches are found through FTS5 in runs of nearby ids
+    /// ([`admitted_by_runs`], [`admitted_sql`]), or, for ids far from the others and for a
+    /// query with a prefix probe left as a prefix, read by id and counted in Rust as a window
+    /// scan's are ([`admitted_candidates`]); the same candidates either way. They join the
+    /// range's candidates before BM25 ranks them (the newest [`MAX_SCORED`] of both). Also
+    /// returns how many of the matches are such entries.
     #[allow(clippy::too_many_arguments)] // the gate's parts, as `search` takes them, plus one
     pub(crate) fn search_admitting(
         &self,
@@ -971,7 +1081,16 @@ impl Reader<'_> {
         };
         let mut matched_by_event = 0;
         if !by_event.is_empty() {
-            let (admitted, n) = admitted_candidates(&c, q, &mut counter, by_event)?;
+            let (admitted, n) = match range {
+                // A prefix probe left as a prefix: FTS5 would merge the doclists of every term
+                // it starts (the window's scan reads rows in Rust for the same reason).
+                Some((lo, hi)) if !short => {
+                    let days = (hi >> crate::files::ORDINAL_BITS) - (lo >> crate::files::ORDINAL_BITS) + 1;
+                    let per_day = (matched + 1) as f64 / days.max(1) as f64;
+                    admitted_by_runs(&c, q, &mut counter, (&fts, &phrase_of), by_event, per_day)?
+                }
+                _ => admitted_candidates(&c, q, &mut counter, by_event)?,
+            };
             if n > 0 {
                 matched_by_event = n;
                 matched += n;
@@ -1023,4 +1142,85 @@ fn window_rows_at_most(c: &Connection, lo: i64, hi: i64, n: i64) -> Result<bool>
         .prepare_cached("SELECT coalesce(sum(entries), 0) FROM files WHERE path BETWEEN ?1 AND ?2")?
         .query_row(params![a, b], |r| r.get(0))?;
     Ok(k <= n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The two ways of matching the entries a gate admits by event window give the same
+    /// candidates: FTS5 over a run of ids ([`admitted_through_fts`]) and each row read and
+    /// counted in Rust ([`admitted_candidates`]), on real SQLite over real day files, for
+    /// queries of one word, two words, a stemmed English word and a Traditional spelling.
+    #[test]
+    fn admitted_entries_count_the_same_through_fts5_and_in_rust() {
+        let dir = tempfile::tempdir().unwrap();
+        // Asia/Shanghai (UTC+8): every instant below is on its file's local date.
+        let files = [
+            (
+                "cold/2026-11/2026-11-09.md",
+                "- [2026-11-09T01:00:00.000Z] [-] 明天交报告\n\
+                 - [2026-11-09T02:00:00.000Z] [报告] 交报告\n\
+                 - [2026-11-09T03:00:00.000Z] [-] 报告报告写完了，明天开会\n\
+                 - [2026-11-09T04:00:00.000Z] [-] 明天去跑步\n\
+                 - [2026-11-09T05:00:00.000Z] [-] 明天：報告和 meetings 都要准备\n",
+            ),
+            (
+                "cold/2026-11/2026-11-12.md",
+                "- [2026-11-12T01:00:00.000Z] [Work] Two meetings about the report, then a meeting\n\
+                 - [2026-11-12T02:00:00.000Z] [-] 跑步五公里，写报告\n",
+            ),
+            ("cold/2026-11/2026-11-20.md", "- [2026-11-20T01:00:00.000Z] [-] 没有要找的词\n"),
+        ];
+        for (rel, text) in files {
+            let p = dir.path().join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, format!("# {}\n{text}", &rel[13..23])).unwrap();
+        }
+        let config = crate::Config { timezone: chrono_tz::Asia::Shanghai, ..crate::Config::default() };
+        let (store, _, _) = crate::index::Store::open(dir.path(), config, false).unwrap();
+        crate::layers::sync::sync(&store, crate::index::store::SyncPolicy::WRITER, &mut |_| {}).unwrap();
+        let c = store.conn().unwrap();
+        let ids: Vec<i64> = c
+            .prepare("SELECT id FROM entries ORDER BY id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .map(|r| r.unwrap())
+            .collect();
+        assert_eq!(ids.len(), 8);
+        let mut memo = bm25::DfMemo::default();
+        let key = |r: &Candidate| (r.id, r.f.to_vec(), r.len);
+        for (text, mode, want) in [
+            ("报告", Mode::And, 5),
+            ("報告", Mode::And, 5),
+            ("报告 跑步", Mode::And, 1),
+            ("报告 跑步", Mode::Or, 6),
+            ("meetings", Mode::And, 2),
+        ] {
+            let q = Query::new(text, mode).unwrap();
+            let e = memo.expanded_fts(&c, &q).unwrap();
+            let mut counter = bm25::Counter::new(&q);
+            let (read, n) = admitted_candidates(&c, &q, &mut counter, &ids).unwrap();
+            let fts = admitted_through_fts(&c, (&e.fts, &e.phrase_of), counter.phrases().len(), &ids).unwrap();
+            assert_eq!(n, want, "{text}");
+            let mut a: Vec<_> = read.iter().map(key).collect();
+            let mut b: Vec<_> = fts.iter().map(key).collect();
+            a.sort_by_key(|k| k.0);
+            b.sort_by_key(|k| k.0);
+            assert_eq!(a, b, "{text}");
+        }
+        // Worked by hand for 报告: `[报告] 交报告` holds it once in the tag (weight 2) and once
+        // in the text (1): 3; its tokens are 报告 告 and 交报 报告 告: 5. `报告报告写完了，明天开会`
+        // holds it twice in the text: 2.
+        let q = Query::new("报告", Mode::And).unwrap();
+        let e = memo.expanded_fts(&c, &q).unwrap();
+        let fts = admitted_through_fts(&c, (&e.fts, &e.phrase_of), 1, &ids).unwrap();
+        let got: Vec<(Vec<f64>, usize)> = fts.iter().map(|r| (r.f.to_vec(), r.len)).collect();
+        assert!(got.contains(&(vec![3.0], 5)), "{got:?}");
+        assert!(got.iter().any(|(f, _)| f == &[2.0]), "{got:?}");
+        // A run without the matching entries finds nothing, and an empty run nothing.
+        assert!(admitted_through_fts(&c, (&e.fts, &e.phrase_of), 1, &ids[7..]).unwrap().is_empty());
+        assert!(admitted_through_fts(&c, (&e.fts, &e.phrase_of), 1, &[]).unwrap().is_empty());
+    }
 }
