@@ -260,10 +260,16 @@ pub(crate) fn this_last(out: &mut Out, i: usize, cx: &Ctx) {
             let span = shift_ym(cx.today.year(), first, -3 * back).and_then(|(y, m)| DateSpan::months(y, m, 3));
             out.push(e, span, Grain::Quarter, Head::Latin, Kind::Relative);
         }
-        if let Some(e) = t.word(j, "weekend") {
+        // `the last weekend of October`, `the last Friday of the month`: an ordinal within a
+        // month, not last week's: no reading here (the month reads alone).
+        if let Some(e) = t.word(j, "weekend")
+            && !of_follows(t, e)
+        {
             out.push(e, DateSpan::offsets(mon, 5, 7), Grain::Range, Head::Latin, Kind::Relative);
         }
-        if let Some((wd, e)) = weekday(t, j) {
+        if let Some((wd, e)) = weekday(t, j)
+            && !of_follows(t, e)
+        {
             let span = DateSpan::offsets(mon, i64::from(wd), i64::from(wd) + 1);
             out.push_day(e, span, Head::Latin, Kind::Weekday);
         }
@@ -341,6 +347,17 @@ pub(crate) fn rolling(out: &mut Out, i: usize, cx: &Ctx) {
     }
 }
 
+/// True if the word `of` follows the expression ending at `e` (`the last weekend of October`).
+fn of_follows(t: &Text, e: usize) -> bool {
+    t.spaces(e).is_some_and(|k| t.word(k, "of").is_some())
+}
+
+/// True if an opening parenthesis follows the expression ending at `e` (`Saturday (Nov 21)`):
+/// the date in it says which Saturday, so the bare weekday is no reading.
+fn paren_follows(t: &Text, e: usize) -> bool {
+    t.opt_spaces(e).is_some_and(|k| t.at(k) == Some('('))
+}
+
 /// True if `before` or `after` follows the expression ending at `e` and is not `before last` /
 /// `after next`: the day is placed relative to an event the parser cannot date (`the weekend
 /// before her sister's wedding`, `the Monday after the party`): no window (宁窄勿误). `the
@@ -360,6 +377,7 @@ pub(crate) fn weekdays(out: &mut Out, i: usize, cx: &Ctx) {
         let the = super::glue::prev_word(t, j).is_some_and(|w| w == "the");
         if let Some((wd, e)) = weekday(t, j)
             && !(the && relative_to_event(t, e))
+            && !paren_follows(t, e)
         {
             out.push_day(e, cx.bare_weekday(wd), Head::Latin, Kind::Weekday);
             // Monday last week / Monday this week / Monday next week: that weekday of that week.
@@ -385,7 +403,7 @@ pub(crate) fn weekdays(out: &mut Out, i: usize, cx: &Ctx) {
         let weekend = [&["the", "weekend"][..], &["this", "past", "weekend"], &["the", "past", "weekend"]];
         if let Some(e) = weekend.iter().find_map(|ws| seq(t, j, ws))
             && !relative_to_event(t, e)
-            && t.spaces(e).is_none_or(|k| t.word(k, "of").is_none())
+            && !of_follows(t, e)
         {
             let from = if cx.today.weekday().num_days_from_monday() >= 5 { 5 } else { -2 };
             let span = DateSpan::offsets(cx.mon, from, from + 2).map(DateSpan::guessed);

@@ -23,8 +23,9 @@
 //!   count (`早上好呀今天有点冷，话说我表姐的公司叫什么？` → none; `今天心情不错，我上周买的那本书
 //!   叫什么？` → last week). A text with no question word at all (an entry's own text, a keyword
 //!   query `上周 火锅`) counts as a whole, as it always did. A clause that recalls what was said
-//!   before ([`RECALL_ZH`]: 提到 说过 聊过 …; [`RECALL_EN`]: mentioned told discussed talked)
-//!   names what the question is about and counts with it (`I mentioned visiting a museum two
+//!   before ([`RECALL_ZH`]: 提到 说过 聊过 …; [`RECALL_EN`]: mentioned told discussed talked),
+//!   and a range or "since X" (`自从我三周前开始学吉他，练得怎么样`), name what the question is
+//!   about and count with it (`I mentioned visiting a museum two
 //!   months ago. Did I go with a friend?` → two months ago).
 
 use super::hit::{Head, Kind};
@@ -228,7 +229,9 @@ pub(crate) fn keep(t: &Text, groups: Vec<Group>, questions: bool) -> Vec<Group> 
         .into_iter()
         .filter_map(|g| {
             let k = clause_of(g.first()?.start);
-            if any_asked && !asked[k] {
+            // A range or "since X" scopes what follows it (`since I started guitar three
+            // weeks ago, how has practice gone`): it counts with the question, as a recall does.
+            if any_asked && !asked[k] && !g.iter().any(|f| f.hit.kind == Kind::Range) {
                 return None;
             }
             let g: Group = g
