@@ -692,7 +692,7 @@ fn term_union(
 }
 
 /// The statement that finds, through FTS5, the matches among a run of entries admitted by
-/// their event windows ([`admitted_by_runs`]), gathering each one's counts as
+/// their event windows (`admitted_by_runs`), gathering each one's counts as
 /// [`ranked_sql`] does: `?1` MATCH, `?2`/`?3` the run's lowest and highest id, `?4` its ids as
 /// a JSON array. FTS5 walks the query's matches between `?2` and `?3` (one seek, then its
 /// doclists in rowid order); the `IN` keeps those among the run's ids, whose counts
