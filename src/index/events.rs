@@ -43,7 +43,7 @@ use crate::files::{day_number, local_date};
 /// rebuilt from the day files at its next open, as after a tokenizer change
 /// ([`crate::index::open`]). Raise it whenever the windows an entry gets would change: the
 /// parser's rules (`memlayers-temporal`) or [`event_days`].
-pub const EVENTS_VERSION: i64 = 9;
+pub const EVENTS_VERSION: i64 = 10;
 
 /// Most event windows kept for one entry (the first ones in the text). A line naming more
 /// dates is a list or a log; 8 covers a week's plan written day by day.

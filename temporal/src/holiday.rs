@@ -207,8 +207,9 @@ fn push(out: &mut Out, end: usize, span: Option<DateSpan>, tail: Tail, h: &Holid
 }
 
 /// A holiday with no year (`中秋`, `国庆假期`, `春节前后`, `Christmas`): past-preferring. Also
-/// English `last Christmas` (the latest that started before today), `this Christmas` and
-/// `Christmas 2025` / `Christmas last year`.
+/// English `last Christmas` (the latest that started before today), `this Christmas`,
+/// `Christmas 2025` / `Christmas last year` and `last year's Christmas` / `this year's` /
+/// `next year's`.
 pub(crate) fn bare(out: &mut Out, i: usize, cx: &Ctx) {
     let t = out.t;
     let latin = t.starts_ascii(i);
@@ -236,6 +237,17 @@ pub(crate) fn bare(out: &mut Out, i: usize, cx: &Ctx) {
                     window(h, cx.today.year(), tail)
                 };
                 push(out, e, span, tail, h, Head::Latin);
+            }
+        }
+        // `this year's Thanksgiving`, `last year's Christmas`, `next year's Halloween`: that
+        // year's occurrence (as 今年感恩节, 去年圣诞).
+        for (w, off) in [("last", -1), ("this", 0), ("next", 1)] {
+            let Some(j) = lead(t, i, w) else { continue };
+            for ys in ["year's", "year’s", "years"] {
+                let Some(k) = t.lit(j, ys).and_then(|e| t.spaces(e)) else { continue };
+                for (h, e, tail) in readings(t, k) {
+                    push(out, e, window(h, cx.today.year() + off, tail), tail, h, Head::Latin);
+                }
             }
         }
     }
